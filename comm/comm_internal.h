@@ -1,0 +1,73 @@
+/* comm_internal.h: what the backends share and the public API hides.
+ *
+ * Every backend but `vendor` is written once, against a byte view of the
+ * call: the frontend (byte_view.c) turns counts, displacements and datatypes
+ * into byte sizes and byte offsets, packs non-contiguous types, and hands the
+ * backend's kernel a `comm_exchange`.  Kernels move bytes only. */
+#ifndef RAVEL_COMM_INTERNAL_H
+#define RAVEL_COMM_INTERNAL_H
+
+#include "ravel/comm.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What ravel caches on a caller's communicator. */
+typedef struct {
+    MPI_Comm comm;        /* private duplicate: internal messages travel here */
+    int rank;
+    int size;
+    ravel_wait_mode wait; /* how this communicator's exchanges wait */
+} comm_context;
+
+/* The cached context of `user`, made (collectively) on first use. */
+int comm_context_get(MPI_Comm user, comm_context **ctx);
+
+int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[]);
+
+/* One alltoallv call seen as bytes.  Offsets are signed: MPI allows negative
+ * displacements as long as the data they name is addressable. */
+typedef struct {
+    const char *sendbuf;
+    char *recvbuf;
+    const size_t *send_bytes;    /* [P] bytes of the block for rank i */
+    const MPI_Aint *send_offset; /* [P] where that block starts */
+    const size_t *recv_bytes;    /* [P] bytes expected from rank i */
+    const MPI_Aint *recv_offset; /* [P] where they go */
+    const comm_context *ctx;
+} comm_exchange;
+
+typedef int (*comm_kernel)(const comm_exchange *x);
+
+/* Runs `kernel` on the MPI_Alltoallv arguments: the shared frontend of every
+ * byte-moving backend.  `name` appears in error messages. */
+int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
+                    const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Reports `code` the way an MPI function does: logs the last error message
+ * unless the communicator returns errors, then calls its error handler. */
+int comm_report_error(MPI_Comm user, const char *name, int code);
+
+/* Point-to-point on the context's communicator, counted in the statistics.
+ * Sizes above INT_MAX fail with MPI_ERR_COUNT. */
+int comm_isend(const void *buf, size_t bytes, int peer, int tag,
+               const comm_context *ctx, MPI_Request *request, int metadata);
+int comm_irecv(void *buf, size_t bytes, int peer, int tag,
+               const comm_context *ctx, MPI_Request *request);
+
+/* Adds to the statistics what a collective delivered. */
+void comm_stats_add(uint64_t messages, uint64_t bytes);
+
+/* Copies this rank's own block from the send side to the receive side. */
+int comm_copy_self(const comm_exchange *x);
+
+/* The largest send block over all ranks, in bytes (for the padded backends). */
+int comm_global_max_block(const comm_exchange *x, size_t *max_bytes);
+
+/* Checks that `n` fits in an int for an MPI call; names `what` if not. */
+int comm_int_count(size_t n, const char *what, int *out);
+
+#endif

@@ -1,0 +1,170 @@
+/* The context ravel caches on a caller's communicator: a private duplicate
+ * (so internal messages never match the caller's) and the waiting mode.
+ *
+ * The context hangs on the caller's communicator as an MPI attribute, the
+ * way MPI libraries cache their own collective state: it is found again in
+ * O(1) on every call, and freed by the attribute's delete callback when the
+ * caller frees the communicator (or at MPI_Finalize for the predefined ones). */
+#include "comm_internal.h"
+
+#include "ravel/error.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int context_keyval = MPI_KEYVAL_INVALID;
+
+static int free_context(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    comm_context *ctx = attr;
+    int err = MPI_Comm_free(&ctx->comm);
+    free(ctx);
+    return err;
+}
+
+/* Yield when this communicator's ranks on this node outnumber its cores. */
+static int choose_wait_mode(comm_context *ctx)
+{
+    const char *env = getenv("RAVEL_WAIT");
+    if (env && strcmp(env, "yield") == 0) {
+        ctx->wait = RAVEL_WAIT_YIELD;
+        return MPI_SUCCESS;
+    }
+    if (env && strcmp(env, "block") == 0) {
+        ctx->wait = RAVEL_WAIT_BLOCK;
+        return MPI_SUCCESS;
+    }
+    if (env && *env && strcmp(env, "auto") != 0)
+        return ravel_error_set(MPI_ERR_ARG,
+                               "RAVEL_WAIT='%s' is not one of auto, yield, "
+                               "block",
+                               env);
+    MPI_Comm node;
+    int err = MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0,
+                                  MPI_INFO_NULL, &node);
+    if (err != MPI_SUCCESS)
+        return err;
+    int node_ranks = 1;
+    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ctx->wait = (cores > 0 && node_ranks > cores) ? RAVEL_WAIT_YIELD
+                                                  : RAVEL_WAIT_BLOCK;
+    return MPI_SUCCESS;
+}
+
+int comm_context_get(MPI_Comm user, comm_context **out)
+{
+    int err, found = 0;
+    if (user == MPI_COMM_NULL)
+        return ravel_error_set(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+    if (context_keyval == MPI_KEYVAL_INVALID) {
+        err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_context,
+                                     &context_keyval, NULL);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    comm_context *ctx = NULL;
+    err = MPI_Comm_get_attr(user, context_keyval, &ctx, &found);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (found) {
+        *out = ctx;
+        return MPI_SUCCESS;
+    }
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for a context");
+    err = MPI_Comm_dup(user, &ctx->comm);
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->size);
+    err = choose_wait_mode(ctx);
+    if (err != MPI_SUCCESS)
+        goto fn_fail_dup;
+    err = MPI_Comm_set_attr(user, context_keyval, ctx);
+    if (err != MPI_SUCCESS)
+        goto fn_fail_dup;
+    *out = ctx;
+    return MPI_SUCCESS;
+fn_fail_dup:
+    MPI_Comm_free(&ctx->comm);
+fn_fail:
+    free(ctx);
+    return err;
+}
+
+/* MPICH's headers annotate MPI_Waitall/MPI_Testall with access sizes that
+ * make GCC 12 mistake MPI_STATUSES_IGNORE (a sentinel, not an array) for a
+ * zero-sized buffer. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[])
+{
+    if (ctx->wait == RAVEL_WAIT_BLOCK)
+        return MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    for (;;) {
+        int done = 0;
+        int err = MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
+        if (err != MPI_SUCCESS || done)
+            return err;
+        sched_yield();
+    }
+}
+#pragma GCC diagnostic pop
+
+int ravel_comm_wait_mode(MPI_Comm comm, ravel_wait_mode *mode)
+{
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err == MPI_SUCCESS)
+        *mode = ctx->wait;
+    return err;
+}
+
+int ravel_comm_waitall(MPI_Comm comm, int n, MPI_Request requests[])
+{
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return err;
+    return comm_waitall(ctx, n, requests);
+}
+
+int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (ctx->wait == RAVEL_WAIT_BLOCK)
+        return MPI_Allreduce(sendbuf, recvbuf, count, type, op, ctx->comm);
+    MPI_Request request;
+    err = MPI_Iallreduce(sendbuf, recvbuf, count, type, op, ctx->comm,
+                         &request);
+    if (err != MPI_SUCCESS)
+        return err;
+    return comm_waitall(ctx, 1, &request);
+}
+
+int ravel_comm_barrier(MPI_Comm comm)
+{
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (ctx->wait == RAVEL_WAIT_BLOCK)
+        return MPI_Barrier(ctx->comm);
+    MPI_Request request;
+    err = MPI_Ibarrier(ctx->comm, &request);
+    if (err != MPI_SUCCESS)
+        return err;
+    return comm_waitall(ctx, 1, &request);
+}

@@ -1,0 +1,128 @@
+/* ravel/comm.h: pluggable non-uniform all-to-all exchange.
+ *
+ * Every backend has exactly the signature and the semantics of MPI_Alltoallv,
+ * so a caller can swap one for another, or for MPI_Alltoallv itself, by name:
+ *
+ *   vendor           MPI_Alltoallv of the MPI library (MPI_Ialltoallv when
+ *                    waiting yields the core)
+ *   spread-out       Isend/Irecv to every peer in rotated order, throttled
+ *   padded-alltoall  every block padded to the global maximum, MPI_Alltoall
+ *   padded-bruck     every block padded, then a zero-rotation Bruck exchange
+ *   two-phase-bruck  Bruck exchange of exact sizes: at every step a metadata
+ *                    message, then the data (Fan et al., HPDC'22)
+ *
+ * Guarantees of every backend, the same as MPI_Alltoallv's:
+ *  - results byte-identical to MPI_Alltoallv for any P >= 1, any counts
+ *    (zeros included) and any displacements (gaps, any order, overlapping on
+ *    the send side);
+ *  - send and receive datatypes may differ when their type signatures match;
+ *    contiguous types are moved as bytes, others are packed with MPI_Pack.  A
+ *    type that cannot be packed as plain bytes is refused with MPI_ERR_TYPE;
+ *  - MPI_IN_PLACE as sendbuf is accepted (the data comes from recvbuf);
+ *  - the caller's buffers (other than recvbuf) and count arrays are read only;
+ *  - internal messages travel on a duplicate of `comm`, made on first use and
+ *    cached on `comm` (freed with it), so they never match the caller's
+ *    pending messages.
+ *
+ * Errors are MPI error codes.  Like an MPI function, a backend hands an error
+ * to the communicator's error handler (MPI_ERRORS_ARE_FATAL by default); with
+ * MPI_ERRORS_RETURN it returns the code, and ravel_error_message() says why.
+ * One internal message is limited to INT_MAX bytes (MPI's int count).
+ *
+ * Waiting.  Where an MPI busy-polls and ranks outnumber cores, a blocking
+ * wait burns the core that the peer it waits for needs.  Every backend
+ * therefore waits through ravel_comm_waitall, which either blocks in
+ * MPI_Waitall or loops over MPI_Testall and sched_yield.  The mode is chosen
+ * per communicator on first use from the environment variable RAVEL_WAIT:
+ *   RAVEL_WAIT=auto   (default) yield when the ranks of the communicator on
+ *                     this node outnumber the node's online cores
+ *   RAVEL_WAIT=yield  always yield
+ *   RAVEL_WAIT=block  always block
+ *
+ * Tunables (environment, read on first use, or the setters below):
+ *   RAVEL_SPREAD_OUT_THROTTLE  requests in flight in spread-out (default 32)
+ */
+#ifndef RAVEL_COMM_H
+#define RAVEL_COMM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The MPI_Alltoallv signature shared by every backend. */
+typedef int (*ravel_alltoallv_fn)(const void *sendbuf, const int sendcounts[],
+                                  const int sdispls[], MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype,
+                                  MPI_Comm comm);
+
+#define RAVEL_ALLTOALLV_DECLARE(fn)                                           \
+    int fn(const void *sendbuf, const int sendcounts[], const int sdispls[],  \
+           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],      \
+           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_vendor);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_spread_out);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_alltoall);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_bruck);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
+
+/* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
+ * when no backend has that name. */
+ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name);
+
+/* The registered backends, in table order: name i for i < count, else NULL. */
+size_t ravel_alltoallv_count(void);
+const char *ravel_alltoallv_name(size_t i);
+
+/* Writes the registered names separated by `sep` into buf (always
+ * terminated); returns the length the full list needs. */
+size_t ravel_alltoallv_names(char *buf, size_t buflen, const char *sep);
+
+/* ---- waiting ---------------------------------------------------------- */
+
+typedef enum { RAVEL_WAIT_BLOCK = 0, RAVEL_WAIT_YIELD = 1 } ravel_wait_mode;
+
+/* The mode this communicator's exchanges wait in.  Collective on comm the
+ * first time it is called for comm (it duplicates comm, see above). */
+int ravel_comm_wait_mode(MPI_Comm comm, ravel_wait_mode *mode);
+
+/* Waits for all n requests in comm's waiting mode.  Collective on comm only
+ * the first time comm is used by ravel. */
+int ravel_comm_waitall(MPI_Comm comm, int n, MPI_Request requests[]);
+
+/* MPI_Allreduce (as MPI_Iallreduce and ravel_comm_waitall) and MPI_Barrier,
+ * in comm's waiting mode, for callers that exchange around the backends. */
+int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int ravel_comm_barrier(MPI_Comm comm);
+
+/* ---- tunables --------------------------------------------------------- */
+
+/* Requests in flight in spread-out (sends and receives together); >= 2. */
+void ravel_comm_set_spread_out_throttle(int requests);
+int ravel_comm_spread_out_throttle(void);
+
+/* ---- accounting ------------------------------------------------------- */
+
+/* What this process sent through the backends since the last reset: one
+ * message per point-to-point send (a collective counts one message per peer
+ * it delivers to, with the bytes it carries there), self copies excluded. */
+typedef struct {
+    uint64_t messages;
+    uint64_t bytes;
+    uint64_t metadata_messages; /* of which carried block sizes, not data */
+    uint64_t metadata_bytes;
+} ravel_comm_stats;
+
+void ravel_comm_stats_reset(void);
+ravel_comm_stats ravel_comm_stats_get(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* Point-to-point helpers of the backends, and the accounting of what they
+ * send (per process: the statistics a test compares to the cost model). */
+#include "comm_internal.h"
+
+#include "ravel/error.h"
+
+#include <limits.h>
+#include <string.h>
+
+static ravel_comm_stats stats;
+
+void ravel_comm_stats_reset(void) { memset(&stats, 0, sizeof stats); }
+
+ravel_comm_stats ravel_comm_stats_get(void) { return stats; }
+
+void comm_stats_add(uint64_t messages, uint64_t bytes)
+{
+    stats.messages += messages;
+    stats.bytes += bytes;
+}
+
+int comm_int_count(size_t n, const char *what, int *out)
+{
+    if (n > (size_t)INT_MAX)
+        return ravel_error_set(MPI_ERR_COUNT,
+                               "%s of %zu bytes is more than one MPI message "
+                               "can carry (INT_MAX = %d)",
+                               what, n, INT_MAX);
+    *out = (int)n;
+    return MPI_SUCCESS;
+}
+
+int comm_isend(const void *buf, size_t bytes, int peer, int tag,
+               const comm_context *ctx, MPI_Request *request, int metadata)
+{
+    int count;
+    int err = comm_int_count(bytes, "a message", &count);
+    if (err != MPI_SUCCESS)
+        return err;
+    stats.messages++;
+    stats.bytes += bytes;
+    if (metadata) {
+        stats.metadata_messages++;
+        stats.metadata_bytes += bytes;
+    }
+    return MPI_Isend(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
+}
+
+int comm_irecv(void *buf, size_t bytes, int peer, int tag,
+               const comm_context *ctx, MPI_Request *request)
+{
+    int count;
+    int err = comm_int_count(bytes, "a message", &count);
+    if (err != MPI_SUCCESS)
+        return err;
+    return MPI_Irecv(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
+}
+
+int comm_copy_self(const comm_exchange *x)
+{
+    int me = x->ctx->rank;
+    if (x->send_bytes[me] != x->recv_bytes[me])
+        return ravel_error_set(MPI_ERR_TRUNCATE,
+                               "rank %d sends itself %zu bytes but expects %zu",
+                               me, x->send_bytes[me], x->recv_bytes[me]);
+    if (x->send_bytes[me])
+        memcpy(x->recvbuf + x->recv_offset[me], x->sendbuf + x->send_offset[me],
+               x->send_bytes[me]);
+    return MPI_SUCCESS;
+}
+
+int comm_global_max_block(const comm_exchange *x, size_t *max_bytes)
+{
+    uint64_t local = 0, global = 0;
+    for (int i = 0; i < x->ctx->size; i++)
+        if (x->send_bytes[i] > local)
+            local = x->send_bytes[i];
+    MPI_Request request;
+    int err = MPI_Iallreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX,
+                             x->ctx->comm, &request);
+    if (err == MPI_SUCCESS)
+        err = comm_waitall(x->ctx, 1, &request);
+    if (err == MPI_SUCCESS)
+        *max_bytes = (size_t)global;
+    return err;
+}

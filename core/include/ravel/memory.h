@@ -1,0 +1,38 @@
+/* ravel/memory.h: checked size arithmetic and the process's peak memory. */
+#ifndef RAVEL_MEMORY_H
+#define RAVEL_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* *out = a * b; returns 0, or -1 (and leaves *out alone) on overflow. */
+static inline int ravel_mul_size(size_t a, size_t b, size_t *out)
+{
+    size_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return -1;
+    *out = r;
+    return 0;
+}
+
+/* *out = a + b; returns 0, or -1 on overflow. */
+static inline int ravel_add_size(size_t a, size_t b, size_t *out)
+{
+    size_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return -1;
+    *out = r;
+    return 0;
+}
+
+/* The largest resident set this process has had, in bytes (getrusage). */
+uint64_t ravel_peak_rss_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ravel builds and tests with, if any is missing.
+# Run as root (or with sudo) on Debian 12 or later.
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config mpich libmpich-dev libxxhash-dev
+          googletest libgtest-dev zlib1g-dev gnuplot-nox libsimgrid-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) != 0 ]]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
