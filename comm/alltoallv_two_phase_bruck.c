@@ -143,7 +143,8 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
     for (int i = 0; i < n; i++) {
         size_t len;
         const char *block = block_at(x, s, s->positions[i], k, &len);
-        memcpy(p, block, len);
+        if (len) /* an empty block may sit at a null staging buffer */
+            memcpy(p, block, len);
         p += len;
     }
     return MPI_SUCCESS;
@@ -182,13 +183,15 @@ static int unpack_step(const comm_exchange *x, two_phase_state *s, int k,
                 return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu "
                                        "bytes from rank %d, which sent %zu",
                                        me, x->recv_bytes[src], src, len);
-            memcpy(x->recvbuf + x->recv_offset[src], p, len);
+            if (len)
+                memcpy(x->recvbuf + x->recv_offset[src], p, len);
         } else {
             char *slot = NULL;
             int err = transit_slot(&s->transit, j, len, &slot);
             if (err != MPI_SUCCESS)
                 return err;
-            memcpy(slot, p, len);
+            if (len)
+                memcpy(slot, p, len);
         }
         p += len;
     }
