@@ -1,0 +1,300 @@
+/* The engine object: creation on a communicator, declarations of relations
+ * and indexes, buffered fact insertion, and the local queries. */
+#include "relalg_internal.h"
+
+#include "ravel/error.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ravel_engine_options_init(ravel_engine_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->comm_backend = "vendor";
+    o->load_balance = 1;
+    o->sub_buckets = 1;
+    o->balance_factor = 4.0;
+    o->balance_min_tuples = 65536;
+}
+
+int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
+                        ravel_engine **out)
+{
+    ravel_engine_options defaults;
+    if (!o) {
+        ravel_engine_options_init(&defaults);
+        o = &defaults;
+    }
+    const char *backend = o->comm_backend ? o->comm_backend : "vendor";
+    ravel_alltoallv_fn fn = ravel_alltoallv_lookup(backend);
+    if (!fn)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: unknown comm backend '%s'",
+                               __FILE__, __LINE__, backend);
+    if (strlen(backend) >= sizeof ((ravel_engine *)0)->backend_name)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: backend name too long",
+                               __FILE__, __LINE__);
+    if (!(o->balance_factor > 0.0))
+        return ravel_error_set(MPI_ERR_ARG,
+                               "%s:%d: balance_factor = %g must be positive",
+                               __FILE__, __LINE__, o->balance_factor);
+    ravel_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
+                               __FILE__, __LINE__);
+    int err = MPI_Comm_dup(comm, &e->comm);
+    if (err != MPI_SUCCESS) {
+        free(e);
+        return err;
+    }
+    e->record_op = MPI_OP_NULL;
+    ravel_wait_mode mode; /* made collectively now, not on first wait */
+    err = ravel_comm_wait_mode(e->comm, &mode);
+    if (err != MPI_SUCCESS) {
+        MPI_Comm_free(&e->comm);
+        free(e);
+        return err;
+    }
+    MPI_Comm_rank(e->comm, &e->rank);
+    MPI_Comm_size(e->comm, &e->size);
+    e->opt = *o;
+    strcpy(e->backend_name, backend);
+    e->opt.comm_backend = e->backend_name;
+    e->opt.log_path = NULL; /* the caller's string need not outlive create */
+    e->alltoallv = fn;
+    e->buckets = o->buckets ? o->buckets : 64 * (uint64_t)e->size;
+    e->seed_sub = o->seed ^ 0x9e3779b97f4a7c15ull;
+    uint64_t safe = (uint64_t)INT_MAX / 8 / (uint64_t)e->size;
+    if (e->opt.max_block_elements == 0 || e->opt.max_block_elements > safe)
+        e->opt.max_block_elements = safe;
+    if (e->opt.max_block_elements < 3)
+        e->opt.max_block_elements = 3;
+    e->opt.log_path = o->log_path;
+    err = log_open(e);
+    e->opt.log_path = NULL;
+    /* Every rank learns whether rank 0 could open the log. */
+    int bad = err != MPI_SUCCESS, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, e->comm);
+    if (any) {
+        ravel_engine_free(e);
+        return err != MPI_SUCCESS
+                   ? err
+                   : ravel_error_set(MPI_ERR_FILE, "%s:%d: rank 0 could not "
+                                     "open the log file", __FILE__, __LINE__);
+    }
+    *out = e;
+    return MPI_SUCCESS;
+}
+
+static void relation_free(relation *r)
+{
+    tuple_buf_free(&r->full);
+    tuple_buf_free(&r->delta);
+    tuple_buf_free(&r->pending);
+    tuple_buf_free(&r->incoming);
+    tuple_buf_free(&r->incoming_delta);
+    free(r->targets);
+    free(r->subs);
+    free(r->bucket_count);
+}
+
+void ravel_engine_free(ravel_engine *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->nrels; i++)
+        relation_free(&e->rels[i]);
+    free(e->rels);
+    for (size_t s = 0; s < e->nstrata; s++) {
+        for (size_t i = 0; i < e->strata[s].nrules; i++) {
+            free(e->strata[s].rules[i].terms);
+            free(e->strata[s].rules[i].filters);
+        }
+        free(e->strata[s].rules);
+    }
+    free(e->strata);
+    if (e->outbox) {
+        for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++)
+            tuple_buf_free(&e->outbox[i]);
+        free(e->outbox);
+    }
+    free(e->records);
+    if (e->record_op != MPI_OP_NULL)
+        MPI_Op_free(&e->record_op);
+    if (e->log)
+        fclose(e->log);
+    MPI_Comm_free(&e->comm);
+    free(e);
+}
+
+/* Appends a relation slot (zeroed) and returns its index, or -1. */
+static int relation_add(ravel_engine *e, const char *name, rel_kind kind,
+                        unsigned arity, unsigned key)
+{
+    if (!name || !*name || name[0] == '#' ||
+        strlen(name) >= sizeof e->rels[0].name) {
+        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation name missing, longer "
+                        "than 63 characters or starting with '#'", __FILE__,
+                        __LINE__);
+        return -1;
+    }
+    if (arity < 1 || arity > RAVEL_MAX_ARITY || key < 1 || key > arity) {
+        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation %s: arity %u, key %u "
+                        "(need 1 <= key <= arity <= %d)", __FILE__, __LINE__,
+                        name, arity, key, RAVEL_MAX_ARITY);
+        return -1;
+    }
+    ravel_rel dup;
+    if (ravel_relation_find(e, name, &dup) == MPI_SUCCESS) {
+        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation %s declared twice",
+                        __FILE__, __LINE__, name);
+        return -1;
+    }
+    ravel_error_clear();
+    if (e->nrels == e->caprels) {
+        size_t cap = e->caprels ? 2 * e->caprels : 8;
+        relation *r = realloc(e->rels, cap * sizeof *r);
+        if (!r) {
+            ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory", __FILE__,
+                            __LINE__);
+            return -1;
+        }
+        e->rels = r;
+        e->caprels = cap;
+    }
+    relation *r = &e->rels[e->nrels];
+    memset(r, 0, sizeof *r);
+    strcpy(r->name, name);
+    r->kind = kind;
+    r->arity = arity;
+    r->key = key;
+    r->base = (int)e->nrels;
+    r->layout = (int)e->nrels;
+    r->active = 1;
+    r->populated = 1;
+    for (unsigned i = 0; i < arity; i++)
+        r->perm[i] = i;
+    if (placement_alloc_layout(e, r) != MPI_SUCCESS) {
+        relation_free(r);
+        return -1;
+    }
+    return (int)e->nrels++;
+}
+
+int ravel_relation_declare(ravel_engine *e, const char *name, unsigned arity,
+                           unsigned key_columns, ravel_rel *out)
+{
+    int id = relation_add(e, name, REL_DECLARED, arity, key_columns);
+    if (id < 0)
+        return MPI_ERR_ARG;
+    *out = id;
+    return MPI_SUCCESS;
+}
+
+int ravel_relation_index(ravel_engine *e, ravel_rel base, const char *name,
+                         unsigned nkey, const unsigned *key_cols,
+                         ravel_rel *out)
+{
+    if (base < 0 || (size_t)base >= e->nrels ||
+        e->rels[base].kind != REL_DECLARED)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: index %s: base %d is not "
+                               "a declared relation", __FILE__, __LINE__,
+                               name ? name : "?", base);
+    unsigned arity = e->rels[base].arity;
+    int used[RAVEL_MAX_ARITY] = {0};
+    for (unsigned i = 0; i < nkey && i < arity; i++) {
+        if (key_cols[i] >= arity || used[key_cols[i]])
+            return ravel_error_set(MPI_ERR_ARG, "%s:%d: index %s: key column "
+                                   "%u is out of range or repeated", __FILE__,
+                                   __LINE__, name ? name : "?", key_cols[i]);
+        used[key_cols[i]] = 1;
+    }
+    int id = relation_add(e, name, REL_INDEX, arity, nkey);
+    if (id < 0)
+        return MPI_ERR_ARG;
+    relation *r = &e->rels[id];
+    unsigned w = 0;
+    for (unsigned i = 0; i < nkey; i++)
+        r->perm[w++] = key_cols[i];
+    for (unsigned c = 0; c < arity; c++)
+        if (!used[c])
+            r->perm[w++] = c;
+    r->base = base;
+    /* Filled at the next flush: an empty base on this rank says nothing
+     * about the others, and filling is idempotent. */
+    r->populated = 0;
+    *out = id;
+    return MPI_SUCCESS;
+}
+
+int ravel_relation_find(const ravel_engine *e, const char *name,
+                        ravel_rel *out)
+{
+    for (size_t i = 0; i < e->nrels; i++) {
+        if (strcmp(e->rels[i].name, name) == 0) {
+            *out = (ravel_rel)i;
+            return MPI_SUCCESS;
+        }
+    }
+    return ravel_error_set(MPI_ERR_ARG, "%s:%d: no relation named '%s'",
+                           __FILE__, __LINE__, name);
+}
+
+unsigned ravel_relation_arity(const ravel_engine *e, ravel_rel r)
+{
+    return e->rels[r].arity;
+}
+
+unsigned ravel_relation_key_columns(const ravel_engine *e, ravel_rel r)
+{
+    return e->rels[r].key;
+}
+
+const char *ravel_relation_name(const ravel_engine *e, ravel_rel r)
+{
+    return e->rels[r].name;
+}
+
+int ravel_insert(ravel_engine *e, ravel_rel r, const uint64_t *tuples,
+                 size_t n)
+{
+    if (r < 0 || (size_t)r >= e->nrels || e->rels[r].kind != REL_DECLARED)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: insert into relation %d, "
+                               "which is not a declared relation", __FILE__,
+                               __LINE__, r);
+    return tuple_buf_append(&e->rels[r].pending, e->rels[r].arity, tuples, n);
+}
+
+const uint64_t *ravel_relation_local(const ravel_engine *e, ravel_rel r,
+                                     size_t *n)
+{
+    *n = e->rels[r].full.n;
+    return e->rels[r].full.data;
+}
+
+int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out)
+{
+    uint64_t local = e->rels[r].full.n;
+    return ravel_comm_allreduce(&local, out, 1, MPI_UINT64_T, MPI_SUM,
+                                e->comm);
+}
+
+void ravel_engine_set_iteration_hook(ravel_engine *e, ravel_iteration_hook fn,
+                                     void *arg)
+{
+    e->hook = fn;
+    e->hook_arg = arg;
+}
+
+const ravel_iteration_record *ravel_engine_records(const ravel_engine *e,
+                                                   size_t *n)
+{
+    *n = e->nrecords;
+    return e->records;
+}
+
+uint64_t ravel_engine_iterations(const ravel_engine *e)
+{
+    return e->iterations;
+}

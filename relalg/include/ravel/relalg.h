@@ -1,0 +1,254 @@
+/* ravel/relalg.h: the balanced parallel relational-algebra engine (BPRA).
+ *
+ * An engine evaluates Datalog-style rules over relations of uint64_t columns
+ * to a fixed point, across the ranks of an MPI communicator (Kumar & Gilray,
+ * HiPC'19 and ISC'20).  The main design choices:
+ *
+ *  - Placement.  A tuple of a relation with key width k lives in bucket
+ *    ravel_hash_columns(first k columns, k, seed) % buckets; a bucket is split
+ *    into s sub-buckets (1 <= s <= P) by hashing the other columns, and
+ *    sub-bucket j of bucket b lives on rank (b + j) % P.  Every rank computes
+ *    the same placement; a tuple has exactly one home.
+ *  - Storage.  Each relation keeps, on every rank, `full` (all tuples it
+ *    holds) and `delta` (those added in the last iteration) as flat, sorted,
+ *    duplicate-free arrays of tuples: arity uint64_t words per tuple and
+ *    nothing else, so a tuple costs arity * 8 bytes.  Sorted order is
+ *    lexicographic on the columns, so a relation is also sorted on its key,
+ *    and joins are merge joins with galloping search.
+ *  - Joins.  join(left, right) pairs tuples whose first k columns are equal
+ *    (both sides must have the same key width k).  The left side is the one
+ *    that is spread over sub-buckets; when the left or right relation's bucket
+ *    is split, the engine keeps a replica of the right relation on every rank
+ *    holding a sub-bucket of the left one (a hidden relation, filled in the
+ *    same exchanges).  Put the big, growing relation on the left.
+ *  - Secondary indexes.  ravel_relation_index declares a copy of a relation
+ *    with its columns permuted (the chosen key columns first), kept in step
+ *    with it by the engine: every tuple the base gets, the index gets in the
+ *    same iteration, so rules may join on other columns.  Multi-way joins are
+ *    written as chains of binary joins through intermediate relations.
+ *  - Evaluation.  A program is a list of strata, run in order.  A stratum
+ *    runs semi-naively: at its start every relation's delta is its whole
+ *    content; each iteration evaluates every rule of the stratum on the
+ *    current versions, buffers all output per destination rank, performs ONE
+ *    exchange through the chosen comm backend, keeps what is absent from
+ *    full as the next delta and adds it to full.  The stratum ends when no
+ *    rank found a new tuple (a uint64_t allreduce).
+ *  - Load balancing (ISC'20, spatial): after each iteration, a bucket whose
+ *    sub-buckets hold more than `balance_factor` times the mean bucket size
+ *    is split into more sub-buckets (up to P) and its tuples moved.  Results
+ *    do not depend on it.
+ *
+ * Conventions.  Functions return MPI error codes (MPI_SUCCESS on success)
+ * and record a message for ravel_error_message() (ravel/error.h).  Functions
+ * marked "collective" must be called by every rank of the engine's
+ * communicator; when one rank fails there, every rank returns an error.
+ * Declarations (relations, indexes, strata, rules) are local but must be made
+ * identically, in the same order, on every rank.  Not thread-safe. */
+#ifndef RAVEL_RELALG_H
+#define RAVEL_RELALG_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest arity of a relation. */
+#define RAVEL_MAX_ARITY 64
+
+typedef struct ravel_engine ravel_engine;
+
+/* A relation handle: small integers, in order of declaration. */
+typedef int ravel_rel;
+
+typedef struct {
+    const char *comm_backend; /* comm.h backend name; default "vendor" */
+    int load_balance;         /* split heavy buckets; default 1 (on) */
+    uint64_t buckets;         /* buckets per relation; 0 = 64 * P */
+    uint32_t sub_buckets;     /* initial sub-buckets per bucket, 1..P
+                                 (clamped to P); default 1 */
+    double balance_factor;    /* split when a sub-bucket holds more than
+                                 this times the mean bucket; default 4 */
+    uint64_t balance_min_tuples; /* relations smaller than this (global) are
+                                    never split; default 65536 */
+    uint64_t seed;            /* hash seed of the placement; default 0 */
+    uint64_t max_block_elements; /* most uint64_t words sent to one rank in
+                                    one exchange round; larger iterations
+                                    take several rounds.  0 = the largest
+                                    safe value, INT_MAX / 8 / P */
+    const char *log_path;     /* per-iteration CSV (rank 0 writes); NULL =
+                                 none */
+    int quiet;                /* no progress lines on stderr; default 0 */
+} ravel_engine_options;
+
+/* Fills *o with the defaults above. */
+void ravel_engine_options_init(ravel_engine_options *o);
+
+/* Creates an engine on (a duplicate of) comm.  Collective.  o may be NULL
+ * for the defaults.  Fails with MPI_ERR_ARG for an unknown backend name. */
+int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
+                        ravel_engine **out);
+
+/* Frees everything the engine holds.  Collective (frees a communicator).
+ * NULL is accepted. */
+void ravel_engine_free(ravel_engine *e);
+
+/* ---- relations ----------------------------------------------------------- */
+
+/* Declares relation `name` (unique, at most 63 characters) with `arity`
+ * columns (1..RAVEL_MAX_ARITY), partitioned and joined on its first
+ * `key_columns` columns (1..arity). */
+int ravel_relation_declare(ravel_engine *e, const char *name, unsigned arity,
+                           unsigned key_columns, ravel_rel *out);
+
+/* Declares a secondary index of `base`: a relation named `name` whose columns
+ * are base's columns key_cols[0..nkey) followed by the remaining columns of
+ * base in their order, keyed on its first nkey columns.  The engine keeps it
+ * equal to that permutation of base (full and delta alike); it may be read by
+ * rules, never written.  Declare it before base is filled, or it is filled
+ * at the next ravel_run. */
+int ravel_relation_index(ravel_engine *e, ravel_rel base, const char *name,
+                         unsigned nkey, const unsigned *key_cols,
+                         ravel_rel *out);
+
+/* The relation called `name`: MPI_SUCCESS, or MPI_ERR_ARG when unknown. */
+int ravel_relation_find(const ravel_engine *e, const char *name,
+                        ravel_rel *out);
+
+unsigned ravel_relation_arity(const ravel_engine *e, ravel_rel r);
+unsigned ravel_relation_key_columns(const ravel_engine *e, ravel_rel r);
+const char *ravel_relation_name(const ravel_engine *e, ravel_rel r);
+
+/* Adds n facts (n * arity words, row after row) to relation r, from any
+ * rank: they are buffered here and sent to their owners at the next
+ * ravel_flush or ravel_run.  Not collective.  r must not be an index. */
+int ravel_insert(ravel_engine *e, ravel_rel r, const uint64_t *tuples,
+                 size_t n);
+
+/* Sends buffered facts to their owners and fills new indexes.  Collective.
+ * ravel_run does it first; call it to query relations before a run. */
+int ravel_flush(ravel_engine *e);
+
+/* ---- rules --------------------------------------------------------------- */
+
+typedef enum { RAVEL_DELTA = 0, RAVEL_FULL = 1 } ravel_version;
+
+/* One body atom: a relation and the version of it the rule reads. */
+typedef struct {
+    ravel_rel rel;
+    ravel_version version;
+} ravel_body;
+
+/* A value in a rule: column `column` of body atom `side` (0 = the copy's
+ * body or the join's left, 1 = the join's right), or a constant. */
+typedef struct {
+    int side;         /* 0, 1, or RAVEL_SIDE_CONSTANT */
+    unsigned column;  /* column of that atom's relation, in its order */
+    uint64_t value;   /* the constant, when side == RAVEL_SIDE_CONSTANT */
+} ravel_term;
+
+#define RAVEL_SIDE_CONSTANT (-1)
+
+static inline ravel_term ravel_col(int side, unsigned column)
+{
+    ravel_term t = {side, column, 0};
+    return t;
+}
+
+static inline ravel_term ravel_const(uint64_t value)
+{
+    ravel_term t = {RAVEL_SIDE_CONSTANT, 0, value};
+    return t;
+}
+
+typedef enum {
+    RAVEL_EQ = 0, RAVEL_NE, RAVEL_LT, RAVEL_LE, RAVEL_GT, RAVEL_GE
+} ravel_cmp;
+
+/* Keeps a body tuple (or pair) only when `left op right` holds (unsigned
+ * comparison). */
+typedef struct {
+    ravel_term left;
+    ravel_cmp op;
+    ravel_term right;
+} ravel_filter;
+
+/* Starts a new stratum: the rules declared next belong to it.  Strata run
+ * in declaration order.  Rules declared before any stratum_begin go into a
+ * first stratum made for them. */
+int ravel_stratum_begin(ravel_engine *e);
+
+/* head(terms) :- body, filters.  head_terms has head's arity entries, each
+ * a body column (side 0) or a constant.  head must not be an index. */
+int ravel_rule_copy(ravel_engine *e, ravel_rel head, ravel_body body,
+                    const ravel_term *head_terms, size_t nfilters,
+                    const ravel_filter *filters);
+
+/* head(terms) :- left, right, filters, where left and right agree on their
+ * first k columns (both relations have key width k).  head_terms has head's
+ * arity entries from either side (0 = left, 1 = right) or constants. */
+int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
+                    ravel_body right, const ravel_term *head_terms,
+                    size_t nfilters, const ravel_filter *filters);
+
+/* ---- evaluation ---------------------------------------------------------- */
+
+/* Flushes facts, then runs every stratum declared since the previous run, in
+ * order, each to its fixed point.  Collective. */
+int ravel_run(ravel_engine *e);
+
+/* What one iteration did, the same on every rank. */
+typedef struct {
+    uint32_t stratum;          /* 0-based, in declaration order */
+    uint32_t iteration;        /* 1-based within the stratum */
+    uint64_t max_block_bytes;  /* N: largest block one rank sent to another */
+    uint64_t total_bytes;      /* bytes sent rank to rank (self excluded) in
+                                  the iteration's exchange */
+    uint64_t balance_bytes;    /* bytes moved by load balancing after it */
+    double comm_seconds;       /* exchange time, max over ranks */
+    double compute_seconds;    /* rule evaluation and insertion, max */
+    uint64_t new_tuples;       /* tuples added to declared relations */
+    uint64_t total_tuples;     /* tuples in declared relations afterwards */
+} ravel_iteration_record;
+
+/* Called on every rank after each iteration (collectively, in the same
+ * order), e.g. to sample counters; may be NULL. */
+typedef void (*ravel_iteration_hook)(const ravel_iteration_record *rec,
+                                     void *arg);
+void ravel_engine_set_iteration_hook(ravel_engine *e, ravel_iteration_hook fn,
+                                     void *arg);
+
+/* All records so far (valid until the next run or free), and their count. */
+const ravel_iteration_record *ravel_engine_records(const ravel_engine *e,
+                                                   size_t *n);
+
+/* Iterations run so far, all strata together. */
+uint64_t ravel_engine_iterations(const ravel_engine *e);
+
+/* ---- queries ------------------------------------------------------------- */
+
+/* The number of tuples of r over all ranks.  Collective. */
+int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out);
+
+/* This rank's tuples of r: *n tuples of arity words each, sorted and
+ * duplicate-free, valid until the next flush, run or free.  Every tuple of r
+ * is held by exactly one rank. */
+const uint64_t *ravel_relation_local(const ravel_engine *e, ravel_rel r,
+                                     size_t *n);
+
+/* The rank that owns `tuple` of r under the current placement (an index's
+ * tuple in the index's column order). */
+int ravel_relation_owner(const ravel_engine *e, ravel_rel r,
+                         const uint64_t *tuple);
+
+/* The current sub-bucket count of bucket `bucket` of r (1 when unsplit). */
+uint32_t ravel_relation_sub_buckets(const ravel_engine *e, ravel_rel r,
+                                    uint64_t bucket);
+uint64_t ravel_engine_buckets(const ravel_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,226 @@
+/* relalg_internal.h: the engine's structures, shared by the relalg sources.
+ *
+ * Relations come in three kinds.  A declared relation is written by rules
+ * and facts.  An index is a permuted copy of a declared relation.  A replica
+ * is a hidden copy of a relation placed on every rank that holds a
+ * sub-bucket of another ("layout") relation, so that joins stay local when
+ * buckets are split.  Indexes and replicas are "derived": every tuple their
+ * base receives is also sent to them, in the same exchange. */
+#ifndef RAVEL_RELALG_INTERNAL_H
+#define RAVEL_RELALG_INTERNAL_H
+
+#include "ravel/comm.h"
+#include "ravel/relalg.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- flat tuple arrays (tuple_ops.c) ------------------------------------ */
+
+typedef struct {
+    uint64_t *data; /* n * arity words */
+    size_t n;       /* tuples */
+    size_t cap;     /* tuples allocated */
+} tuple_buf;
+
+int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more);
+int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
+                     size_t n);
+void tuple_buf_free(tuple_buf *b);
+/* Releases spare capacity (memory matters more than the realloc). */
+void tuple_buf_shrink(tuple_buf *b, unsigned arity);
+
+/* Sorts n tuples lexicographically (radix or quicksort) then drops
+ * duplicates; returns the new count, or (size_t)-1 when out of memory. */
+size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
+
+/* Lexicographic comparison of the first `words` columns: -1, 0 or 1.
+ * Inline: it is the innermost operation of sorting, merging and joining. */
+static inline int tuples_compare(const uint64_t *a, const uint64_t *b,
+                                 unsigned words)
+{
+    for (unsigned i = 0; i < words; i++) {
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Removes from sorted unique a[0..na) the tuples in sorted unique b[0..nb);
+ * returns the new count. */
+size_t tuples_difference(uint64_t *a, size_t na, const uint64_t *b,
+                         size_t nb, unsigned arity);
+
+/* First index i in [lo, n) whose first `words` columns are >= key
+ * (galloping from lo). */
+size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
+                          unsigned arity, const uint64_t *key,
+                          unsigned words);
+
+/* Merges sorted unique add[0..m) (disjoint from full) into full. */
+int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
+                      size_t m);
+
+/* ---- relations ----------------------------------------------------------- */
+
+typedef enum { REL_DECLARED, REL_INDEX, REL_REPLICA } rel_kind;
+
+typedef struct {
+    char name[64];
+    rel_kind kind;
+    unsigned arity, key;
+    int base;                     /* declared relation it derives from */
+    unsigned perm[RAVEL_MAX_ARITY]; /* column i = base column perm[i] */
+    int layout;                   /* replica: relation whose sub-buckets it
+                                     follows; else itself */
+    int copy_of;                  /* replica: the relation it copies */
+    int active;                   /* derived: receives tuples */
+    int populated;                /* derived: filled from its base */
+    tuple_buf full;
+    tuple_buf delta;
+    int delta_is_full;            /* at a stratum's start delta = full */
+    uint32_t *subs;               /* [buckets] sub-bucket counts */
+    int split;                    /* some bucket has subs > 1 */
+    uint64_t *bucket_count;       /* [buckets] local tuples per bucket, when
+                                     balancing */
+    tuple_buf pending;            /* facts inserted, not yet routed */
+    tuple_buf incoming;           /* candidates received this iteration,
+                                     or tuples moved here (full only) */
+    tuple_buf incoming_delta;     /* tuples moved here that are in delta */
+    int *targets;                 /* declared: itself and its active derived
+                                     relations, the targets of its tuples */
+    size_t ntargets;
+} relation;
+
+/* Appends one tuple to a buffer: the emission hot path. */
+static inline int tuple_buf_push(tuple_buf *b, unsigned arity,
+                                 const uint64_t *t)
+{
+    if (b->n == b->cap) {
+        int err = tuple_buf_reserve(b, arity, 1);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    uint64_t *d = b->data + b->n * arity;
+    for (unsigned i = 0; i < arity; i++)
+        d[i] = t[i];
+    b->n++;
+    return MPI_SUCCESS;
+}
+
+typedef struct {
+    ravel_body body[2];
+    int nbody;                    /* 1 = copy, 2 = join */
+    int head;
+    int source[2];                /* relation read for each side (a replica
+                                     or the relation itself), set per run */
+    ravel_term *terms;            /* head arity */
+    ravel_filter *filters;
+    size_t nfilters;
+    int replica;                  /* join: replica of the right side, -1 */
+} rule;
+
+typedef struct {
+    rule *rules;
+    size_t nrules;
+    int done;
+} stratum;
+
+struct ravel_engine {
+    MPI_Comm comm;
+    int rank, size;
+    ravel_engine_options opt;
+    char backend_name[64];
+    ravel_alltoallv_fn alltoallv;
+    uint64_t buckets;
+    uint64_t seed_sub;            /* seed for the sub-bucket hash */
+    relation *rels;
+    size_t nrels, caprels;
+    stratum *strata;
+    size_t nstrata, capstrata;
+    ravel_iteration_record *records;
+    size_t nrecords, caprecords;
+    uint64_t iterations;
+    ravel_iteration_hook hook;
+    void *hook_arg;
+    FILE *log;
+    MPI_Op record_op;             /* max of some fields, sum of others */
+    double last_progress;
+    /* outbox[(2 * target + in_delta) * size + rank]: tuples for target on
+     * rank; in_delta is used by moves only */
+    tuple_buf *outbox;
+    size_t outbox_slots;
+};
+
+/* ---- placement (placement.c) -------------------------------------------- */
+
+uint64_t placement_bucket(const ravel_engine *e, const relation *r,
+                          const uint64_t *t);
+int placement_rank(const ravel_engine *e, const relation *r,
+                   const uint64_t *t);
+int placement_alloc_layout(const ravel_engine *e, relation *r);
+
+/* ---- emission and exchange (exchange.c) --------------------------------- */
+
+/* Queues tuple t (in base column order of declared relation `base`) for
+ * every active target of base; t is permuted per target. */
+int emit_tuple(ravel_engine *e, int base, const uint64_t *t);
+/* Queues t (already in target column order) for target only, to every
+ * rank that should hold it; in_delta marks moved tuples that are in delta. */
+int emit_to_target(ravel_engine *e, int target, const uint64_t *t,
+                   int in_delta);
+
+/* Sizes the outbox for the current relations and rebuilds every declared
+ * relation's target list.  Call after relations are added or activated. */
+int outbox_ensure(ravel_engine *e);
+
+typedef struct {
+    uint64_t max_block_bytes;
+    uint64_t total_bytes;
+} exchange_stats;
+
+/* Sends every queued tuple to its rank with one alltoallv (more rounds only
+ * when a block exceeds the round limit).  Arrivals land in the targets'
+ * incoming (slot in_delta 0) and incoming_delta buffers.  local_error: this
+ * rank failed before the call; every rank then returns an error.  A rank
+ * failing after the agreement returns its error alone: callers agree on
+ * errors in their next collective.  Collective. */
+int exchange_run(ravel_engine *e, int local_error, exchange_stats *st);
+
+/* ---- storage (storage.c) ------------------------------------------------- */
+
+/* incoming -> sort, unique, minus full -> delta; delta merged into full. */
+int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples);
+/* Adds the tuples moved here (incoming, or incoming_delta when to_delta,
+ * then also to delta) to full, and empties that buffer. */
+int storage_install(ravel_engine *e, relation *r, int to_delta);
+void storage_count_buckets(const ravel_engine *e, relation *r,
+                           const uint64_t *t, size_t n, int sign);
+const uint64_t *storage_version(const relation *r, ravel_version v,
+                                size_t *n);
+
+/* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
+
+int rules_evaluate(ravel_engine *e, const stratum *s);
+/* Chooses for each join whether it reads the right side directly or its
+ * replica (when that is active). */
+void rules_bind_sources(ravel_engine *e, stratum *s);
+
+/* Splits heavy buckets, moves the tuples whose placement changed and fills
+ * the replicas this makes necessary; adds the bytes moved (all ranks) to
+ * *moved_bytes.  Collective. */
+int balance_check(ravel_engine *e, uint64_t *moved_bytes);
+/* Activates the replicas that a split makes necessary (to be filled). */
+void balance_activate_replicas(ravel_engine *e);
+/* Fills derived relations that became active, together with whatever the
+ * outbox already holds (facts): one exchange when any is unfilled or
+ * `force`, then installation.  Collective. */
+int balance_fill_derived(ravel_engine *e, int local_error, int force,
+                         uint64_t *moved_bytes);
+
+/* ---- records (iteration_log.c) ------------------------------------------ */
+
+int log_open(ravel_engine *e);
+int log_record(ravel_engine *e, const ravel_iteration_record *rec);
+
+#endif

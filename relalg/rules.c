@@ -1,0 +1,201 @@
+/* Declaring strata and rules, with every column reference checked, and the
+ * hidden replica a join may need for its right side. */
+#include "relalg_internal.h"
+
+#include "ravel/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ravel_stratum_begin(ravel_engine *e)
+{
+    if (e->nstrata == e->capstrata) {
+        size_t cap = e->capstrata ? 2 * e->capstrata : 4;
+        stratum *s = realloc(e->strata, cap * sizeof *s);
+        if (!s)
+            return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
+                                   __FILE__, __LINE__);
+        e->strata = s;
+        e->capstrata = cap;
+    }
+    memset(&e->strata[e->nstrata++], 0, sizeof(stratum));
+    return MPI_SUCCESS;
+}
+
+static int valid_rel(const ravel_engine *e, ravel_rel r)
+{
+    return r >= 0 && (size_t)r < e->nrels && e->rels[r].kind != REL_REPLICA;
+}
+
+static int check_term(const ravel_engine *e, const ravel_body *body, int nbody,
+                      ravel_term t, const char *what, size_t i)
+{
+    if (t.side == RAVEL_SIDE_CONSTANT)
+        return MPI_SUCCESS;
+    if (t.side < 0 || t.side >= nbody)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: %s %zu: side %d (this rule "
+                               "has %d body atoms)", __FILE__, __LINE__, what,
+                               i, t.side, nbody);
+    unsigned arity = e->rels[body[t.side].rel].arity;
+    if (t.column >= arity)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: %s %zu: column %u of %s, "
+                               "which has arity %u", __FILE__, __LINE__, what,
+                               i, t.column, e->rels[body[t.side].rel].name,
+                               arity);
+    return MPI_SUCCESS;
+}
+
+/* The replica of `right` that follows the layout of `left`, made on first
+ * need; returns its id or -1. */
+static int replica_for(ravel_engine *e, ravel_rel left, ravel_rel right)
+{
+    for (size_t i = 0; i < e->nrels; i++) {
+        const relation *r = &e->rels[i];
+        if (r->kind == REL_REPLICA && r->layout == left &&
+            r->copy_of == right)
+            return (int)i;
+    }
+    /* Replicas are named "#<right>" (cut to fit), hidden from lookups by the
+     * '#', which declared names may not start with. */
+    if (e->nrels == e->caprels) {
+        size_t cap = e->caprels ? 2 * e->caprels : 8;
+        relation *r = realloc(e->rels, cap * sizeof *r);
+        if (!r)
+            return -1;
+        e->rels = r;
+        e->caprels = cap;
+    }
+    relation *src = &e->rels[right];
+    relation *r = &e->rels[e->nrels];
+    memset(r, 0, sizeof *r);
+    r->name[0] = '#';
+    size_t len = strlen(src->name);
+    if (len > sizeof r->name - 2)
+        len = sizeof r->name - 2;
+    memcpy(r->name + 1, src->name, len);
+    r->name[len + 1] = '\0';
+    r->kind = REL_REPLICA;
+    r->arity = src->arity;
+    r->key = src->key;
+    r->base = src->base;
+    memcpy(r->perm, src->perm, sizeof r->perm);
+    r->layout = left;
+    r->copy_of = right;
+    r->active = 0;
+    r->populated = 0;
+    if (placement_alloc_layout(e, r) != MPI_SUCCESS) {
+        free(r->subs);
+        free(r->bucket_count);
+        return -1;
+    }
+    return (int)e->nrels++;
+}
+
+static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
+                    int nbody, const ravel_term *terms, size_t nfilters,
+                    const ravel_filter *filters)
+{
+    if (!valid_rel(e, head) || e->rels[head].kind != REL_DECLARED)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: rule head %d is not a "
+                               "declared relation (indexes are read-only)",
+                               __FILE__, __LINE__, head);
+    for (int i = 0; i < nbody; i++) {
+        if (!valid_rel(e, body[i].rel) ||
+            (body[i].version != RAVEL_DELTA && body[i].version != RAVEL_FULL))
+            return ravel_error_set(MPI_ERR_ARG, "%s:%d: rule for %s: body %d "
+                                   "names relation %d, version %d", __FILE__,
+                                   __LINE__, e->rels[head].name, i,
+                                   body[i].rel, (int)body[i].version);
+    }
+    if (nbody == 2 && e->rels[body[0].rel].key != e->rels[body[1].rel].key)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: join for %s: %s has key "
+                               "width %u, %s has %u", __FILE__, __LINE__,
+                               e->rels[head].name, e->rels[body[0].rel].name,
+                               e->rels[body[0].rel].key,
+                               e->rels[body[1].rel].name,
+                               e->rels[body[1].rel].key);
+    unsigned arity = e->rels[head].arity;
+    int err = MPI_SUCCESS;
+    for (unsigned i = 0; i < arity && err == MPI_SUCCESS; i++)
+        err = check_term(e, body, nbody, terms[i], "head term", i);
+    for (size_t i = 0; i < nfilters && err == MPI_SUCCESS; i++) {
+        err = check_term(e, body, nbody, filters[i].left, "filter", i);
+        if (err == MPI_SUCCESS)
+            err = check_term(e, body, nbody, filters[i].right, "filter", i);
+        if (err == MPI_SUCCESS && (filters[i].op < RAVEL_EQ ||
+                                   filters[i].op > RAVEL_GE))
+            err = ravel_error_set(MPI_ERR_ARG, "%s:%d: filter %zu: operator "
+                                  "%d", __FILE__, __LINE__, i,
+                                  (int)filters[i].op);
+    }
+    if (err != MPI_SUCCESS)
+        return err;
+    if (e->nstrata == 0 && (err = ravel_stratum_begin(e)) != MPI_SUCCESS)
+        return err;
+    stratum *s = &e->strata[e->nstrata - 1];
+    if (s->done)
+        return ravel_error_set(MPI_ERR_ARG, "%s:%d: the current stratum has "
+                               "run; call ravel_stratum_begin first",
+                               __FILE__, __LINE__);
+    rule *rs = realloc(s->rules, (s->nrules + 1) * sizeof *rs);
+    if (!rs)
+        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
+                               __FILE__, __LINE__);
+    s->rules = rs;
+    rule *r = &rs[s->nrules];
+    memset(r, 0, sizeof *r);
+    r->terms = malloc(arity * sizeof *r->terms);
+    r->filters = malloc((nfilters ? nfilters : 1) * sizeof *r->filters);
+    r->replica = -1;
+    if (nbody == 2 && (r->replica = replica_for(e, body[0].rel,
+                                                body[1].rel)) < 0)
+        err = ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
+                              __FILE__, __LINE__);
+    if (!r->terms || !r->filters || err != MPI_SUCCESS) {
+        free(r->terms);
+        free(r->filters);
+        return err != MPI_SUCCESS ? err
+                                  : ravel_error_set(MPI_ERR_NO_MEM,
+                                                    "%s:%d: out of memory",
+                                                    __FILE__, __LINE__);
+    }
+    memcpy(r->terms, terms, arity * sizeof *terms);
+    if (nfilters)
+        memcpy(r->filters, filters, nfilters * sizeof *filters);
+    r->nfilters = nfilters;
+    r->head = head;
+    r->nbody = nbody;
+    memcpy(r->body, body, (size_t)nbody * sizeof *body);
+    s->nrules++;
+    return MPI_SUCCESS;
+}
+
+int ravel_rule_copy(ravel_engine *e, ravel_rel head, ravel_body body,
+                    const ravel_term *head_terms, size_t nfilters,
+                    const ravel_filter *filters)
+{
+    return add_rule(e, head, &body, 1, head_terms, nfilters, filters);
+}
+
+int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
+                    ravel_body right, const ravel_term *head_terms,
+                    size_t nfilters, const ravel_filter *filters)
+{
+    ravel_body body[2] = {left, right};
+    return add_rule(e, head, body, 2, head_terms, nfilters, filters);
+}
+
+void rules_bind_sources(ravel_engine *e, stratum *s)
+{
+    for (size_t i = 0; i < s->nrules; i++) {
+        rule *r = &s->rules[i];
+        r->source[0] = r->body[0].rel;
+        if (r->nbody < 2)
+            continue;
+        /* The right side's own placement serves while neither side is split
+         * (bucket b of both is then whole on rank b % P); the replica is
+         * activated by balance.c when either is. */
+        r->source[1] = e->rels[r->replica].active ? r->replica
+                                                   : r->body[1].rel;
+    }
+}

@@ -1,0 +1,136 @@
+/* Local evaluation of a stratum's rules on this rank's tuples.
+ *
+ * A copy rule scans one version of its body.  A join is a merge join of two
+ * sorted arrays on their first k columns: both are sorted lexicographically,
+ * hence on the key, and the side behind skips ahead by galloping search, so
+ * a small delta against a large full costs O(|delta| log |full|), not
+ * O(|full|).  Every surviving tuple or pair builds the head tuple and is
+ * queued for its owners (emit_tuple). */
+#include "relalg_internal.h"
+
+static inline uint64_t term_value(const ravel_term *t,
+                                  const uint64_t *const side[2])
+{
+    return t->side == RAVEL_SIDE_CONSTANT ? t->value : side[t->side][t->column];
+}
+
+static int filters_pass(const rule *ru, const uint64_t *const side[2])
+{
+    for (size_t i = 0; i < ru->nfilters; i++) {
+        const ravel_filter *f = &ru->filters[i];
+        uint64_t a = term_value(&f->left, side), b = term_value(&f->right, side);
+        int ok;
+        switch (f->op) {
+        case RAVEL_EQ: ok = a == b; break;
+        case RAVEL_NE: ok = a != b; break;
+        case RAVEL_LT: ok = a < b; break;
+        case RAVEL_LE: ok = a <= b; break;
+        case RAVEL_GT: ok = a > b; break;
+        default: ok = a >= b; break;
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
+                   const uint64_t *const side[2])
+{
+    if (ru->nfilters && !filters_pass(ru, side))
+        return MPI_SUCCESS;
+    uint64_t out[RAVEL_MAX_ARITY];
+    for (unsigned h = 0; h < head_arity; h++)
+        out[h] = term_value(&ru->terms[h], side);
+    return emit_tuple(e, ru->head, out);
+}
+
+static int eval_copy(ravel_engine *e, const rule *ru)
+{
+    const relation *a = &e->rels[ru->source[0]];
+    size_t n;
+    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    unsigned head_arity = e->rels[ru->head].arity;
+    const uint64_t *side[2] = {NULL, NULL};
+    for (size_t i = 0; i < n; i++) {
+        side[0] = t + i * a->arity;
+        int err = produce(e, ru, head_arity, side);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The end of the run of tuples from lo sharing lo's first k columns. */
+static size_t group_end(const uint64_t *t, size_t lo, size_t n,
+                        unsigned arity, unsigned k)
+{
+    const uint64_t *key = t + lo * arity;
+    size_t step = 1, hi = lo + 1;
+    size_t last_in = lo;
+    while (hi < n && tuples_compare(t + hi * arity, key, k) == 0) {
+        last_in = hi;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > n)
+        hi = n;
+    size_t a = last_in + 1, b = hi; /* the end lies in [a, b] */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (tuples_compare(t + mid * arity, key, k) == 0)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+static int eval_join(ravel_engine *e, const rule *ru)
+{
+    const relation *ra = &e->rels[ru->source[0]];
+    const relation *rb = &e->rels[ru->source[1]];
+    size_t na, nb;
+    const uint64_t *A = storage_version(ra, ru->body[0].version, &na);
+    const uint64_t *B = storage_version(rb, ru->body[1].version, &nb);
+    unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
+    unsigned head_arity = e->rels[ru->head].arity;
+    const uint64_t *side[2];
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int c = tuples_compare(A + i * aa, B + j * ab, k);
+        if (c < 0) {
+            i = tuples_lower_bound(A, i, na, aa, B + j * ab, k);
+            continue;
+        }
+        if (c > 0) {
+            j = tuples_lower_bound(B, j, nb, ab, A + i * aa, k);
+            continue;
+        }
+        size_t i2 = group_end(A, i, na, aa, k);
+        size_t j2 = group_end(B, j, nb, ab, k);
+        for (size_t x = i; x < i2; x++) {
+            side[0] = A + x * aa;
+            for (size_t y = j; y < j2; y++) {
+                side[1] = B + y * ab;
+                int err = produce(e, ru, head_arity, side);
+                if (err != MPI_SUCCESS)
+                    return err;
+            }
+        }
+        i = i2;
+        j = j2;
+    }
+    return MPI_SUCCESS;
+}
+
+int rules_evaluate(ravel_engine *e, const stratum *s)
+{
+    for (size_t i = 0; i < s->nrules; i++) {
+        const rule *ru = &s->rules[i];
+        int err = ru->nbody == 1 ? eval_copy(e, ru) : eval_join(e, ru);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}

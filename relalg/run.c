@@ -1,0 +1,160 @@
+/* Running strata to their fixed points, semi-naively.
+ *
+ * At a stratum's start every relation's delta is its whole content, so rules
+ * reading deltas see everything once.  Each iteration evaluates all the
+ * stratum's rules locally, performs one exchange, promotes what arrived
+ * (new = arrived minus full; full += new), then agrees in one allreduce on
+ * errors, the log record and the global new-tuple count.  The stratum ends
+ * when that count is zero. */
+#include "relalg_internal.h"
+
+#include "ravel/error.h"
+#include "ravel/timer.h"
+
+#include <string.h>
+
+/* Fields of the iteration's allreduce: the first MAX_FIELDS take the maximum
+ * (times as the bits of non-negative doubles, which order like integers),
+ * the rest are summed. */
+enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, MAX_FIELDS,
+       F_BYTES = MAX_FIELDS, F_NEW, F_TOTAL, NFIELDS };
+
+static void record_reduce(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (int i = 0; i < *len; i++) {
+        int f = i % NFIELDS;
+        if (f < MAX_FIELDS)
+            b[i] = a[i] > b[i] ? a[i] : b[i];
+        else
+            b[i] += a[i];
+    }
+}
+
+static uint64_t double_bits(double x)
+{
+    uint64_t u;
+    if (!(x > 0.0))
+        x = 0.0;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double bits_double(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+int ravel_flush(ravel_engine *e)
+{
+    /* Facts must reach every target active after this flush. */
+    balance_activate_replicas(e);
+    int err = outbox_ensure(e);
+    for (size_t i = 0; i < e->nrels && err == MPI_SUCCESS; i++) {
+        relation *r = &e->rels[i];
+        for (size_t t = 0; t < r->pending.n && err == MPI_SUCCESS; t++)
+            err = emit_tuple(e, (int)i, r->pending.data + t * r->arity);
+        tuple_buf_free(&r->pending);
+    }
+    uint64_t bytes = 0;
+    return balance_fill_derived(e, err, 1, &bytes);
+}
+
+/* One iteration's local work and exchange; fills the local record fields. */
+static int iterate(ravel_engine *e, const stratum *s, uint64_t *f)
+{
+    double t0 = ravel_now();
+    int err = rules_evaluate(e, s);
+    double t1 = ravel_now();
+    exchange_stats st;
+    err = exchange_run(e, err, &st);
+    double t2 = ravel_now();
+    uint64_t fresh = 0, total = 0;
+    for (size_t i = 0; i < e->nrels && err == MPI_SUCCESS; i++) {
+        relation *r = &e->rels[i];
+        uint64_t n = 0;
+        err = storage_promote(e, r, &n);
+        if (r->kind == REL_DECLARED) {
+            fresh += n;
+            total += r->full.n;
+        }
+    }
+    double t3 = ravel_now();
+    f[F_BLOCK] = st.max_block_bytes;
+    f[F_COMPUTE] = double_bits((t1 - t0) + (t3 - t2));
+    f[F_COMM] = double_bits(t2 - t1);
+    f[F_ERROR] = err != MPI_SUCCESS;
+    f[F_BYTES] = st.total_bytes;
+    f[F_NEW] = fresh;
+    f[F_TOTAL] = total;
+    return err;
+}
+
+static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
+{
+    for (size_t i = 0; i < e->nrels; i++) {
+        tuple_buf_free(&e->rels[i].delta);
+        e->rels[i].delta_is_full = 1;
+    }
+    uint64_t moved = 0;
+    int err = balance_fill_derived(e, 0, 0, &moved);
+    rules_bind_sources(e, s);
+    for (uint32_t it = 1; err == MPI_SUCCESS; it++) {
+        uint64_t mine[NFIELDS], all[NFIELDS];
+        int local = iterate(e, s, mine);
+        err = ravel_comm_allreduce(mine, all, NFIELDS, MPI_UINT64_T,
+                                   e->record_op, e->comm);
+        if (err == MPI_SUCCESS && all[F_ERROR])
+            err = local != MPI_SUCCESS
+                      ? local
+                      : ravel_error_set(MPI_ERR_OTHER, "%s:%d: another rank "
+                                        "failed in stratum %u iteration %u",
+                                        __FILE__, __LINE__, index, it);
+        if (err != MPI_SUCCESS)
+            break;
+        ravel_iteration_record rec = {0};
+        if (all[F_NEW] > 0) {
+            err = balance_check(e, &rec.balance_bytes);
+            rules_bind_sources(e, s);
+        }
+        rec.stratum = index;
+        rec.iteration = it;
+        rec.max_block_bytes = all[F_BLOCK];
+        rec.total_bytes = all[F_BYTES];
+        rec.comm_seconds = bits_double(all[F_COMM]);
+        rec.compute_seconds = bits_double(all[F_COMPUTE]);
+        rec.new_tuples = all[F_NEW];
+        rec.total_tuples = all[F_TOTAL];
+        e->iterations++;
+        int lerr = log_record(e, &rec);
+        if (err == MPI_SUCCESS)
+            err = lerr;
+        if (e->hook)
+            e->hook(&rec, e->hook_arg);
+        if (all[F_NEW] == 0)
+            break;
+    }
+    for (size_t i = 0; i < e->nrels; i++)
+        tuple_buf_free(&e->rels[i].delta);
+    return err;
+}
+
+int ravel_run(ravel_engine *e)
+{
+    int err = MPI_SUCCESS;
+    if (e->record_op == MPI_OP_NULL)
+        err = MPI_Op_create(record_reduce, 1, &e->record_op);
+    if (err == MPI_SUCCESS)
+        err = ravel_flush(e);
+    for (size_t i = 0; i < e->nstrata && err == MPI_SUCCESS; i++) {
+        if (e->strata[i].done)
+            continue;
+        err = run_stratum(e, &e->strata[i], (uint32_t)i);
+        e->strata[i].done = 1;
+    }
+    return err;
+}

@@ -1,0 +1,82 @@
+/* A relation's versions on one rank: promoting an iteration's candidates to
+ * delta and full, installing moved tuples, and per-bucket counts.
+ *
+ * full and delta are sorted duplicate-free arrays.  Candidates are sorted
+ * and deduplicated in bulk, stripped of what full already holds (a galloping
+ * merge), and what is left becomes the new delta and is merged into full
+ * from the back, so full is never copied. */
+#include "relalg_internal.h"
+
+#include "ravel/error.h"
+#include "ravel/hash.h"
+
+#include <string.h>
+
+const uint64_t *storage_version(const relation *r, ravel_version v, size_t *n)
+{
+    if (v == RAVEL_FULL || r->delta_is_full) {
+        *n = r->full.n;
+        return r->full.data;
+    }
+    *n = r->delta.n;
+    return r->delta.data;
+}
+
+void storage_count_buckets(const ravel_engine *e, relation *r,
+                           const uint64_t *t, size_t n, int sign)
+{
+    if (!e->opt.load_balance || e->size == 1 || r->kind == REL_REPLICA)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b = placement_bucket(e, r, t + i * r->arity);
+        r->bucket_count[b] += (uint64_t)(int64_t)sign;
+    }
+}
+
+/* Sorts and deduplicates b, then drops what full holds; returns MPI code. */
+static int reduce_to_new(relation *r, tuple_buf *b)
+{
+    size_t n = tuples_sort_unique(b->data, b->n, r->arity);
+    if (n == (size_t)-1)
+        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory sorting "
+                               "%zu tuples of %s", __FILE__, __LINE__, b->n,
+                               r->name);
+    b->n = tuples_difference(b->data, n, r->full.data, r->full.n, r->arity);
+    tuple_buf_shrink(b, r->arity);
+    return MPI_SUCCESS;
+}
+
+int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
+{
+    int err = reduce_to_new(r, &r->incoming);
+    if (err != MPI_SUCCESS)
+        return err;
+    tuple_buf_free(&r->delta);
+    r->delta = r->incoming;
+    memset(&r->incoming, 0, sizeof r->incoming);
+    r->delta_is_full = 0;
+    err = tuples_merge_into(&r->full, r->arity, r->delta.data, r->delta.n);
+    if (err != MPI_SUCCESS)
+        return err;
+    storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
+    *new_tuples = r->delta.n;
+    return MPI_SUCCESS;
+}
+
+int storage_install(ravel_engine *e, relation *r, int to_delta)
+{
+    tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
+    int err = reduce_to_new(r, b);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (to_delta && !r->delta_is_full) {
+        /* Moved delta tuples were in delta where they came from. */
+        err = tuples_merge_into(&r->delta, r->arity, b->data, b->n);
+    }
+    if (err == MPI_SUCCESS)
+        err = tuples_merge_into(&r->full, r->arity, b->data, b->n);
+    if (err == MPI_SUCCESS)
+        storage_count_buckets(e, r, b->data, b->n, 1);
+    tuple_buf_free(b);
+    return err;
+}

@@ -1,0 +1,170 @@
+/* Growable tuple buffers and the set operations on sorted tuple arrays:
+ * galloping search, difference, and merging a sorted batch into a sorted
+ * relation in place (from the back, so full never needs a second copy). */
+#include "relalg_internal.h"
+
+#include "ravel/error.h"
+#include "ravel/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int grow_to(tuple_buf *b, unsigned arity, size_t cap)
+{
+    size_t bytes;
+    if (ravel_mul_size(cap, (size_t)arity * sizeof(uint64_t), &bytes) != 0)
+        return ravel_error_set(MPI_ERR_NO_MEM,
+                               "%s:%d: %zu tuples of arity %u overflow size_t",
+                               __FILE__, __LINE__, cap, arity);
+    uint64_t *d = realloc(b->data, bytes ? bytes : 1);
+    if (!d)
+        return ravel_error_set(MPI_ERR_NO_MEM,
+                               "%s:%d: out of memory for %zu bytes of tuples",
+                               __FILE__, __LINE__, bytes);
+    b->data = d;
+    b->cap = cap;
+    return MPI_SUCCESS;
+}
+
+int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more)
+{
+    size_t need;
+    if (ravel_add_size(b->n, more, &need) != 0)
+        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: tuple count overflow",
+                               __FILE__, __LINE__);
+    if (need <= b->cap)
+        return MPI_SUCCESS;
+    size_t cap = b->cap < 16 ? 16 : b->cap + b->cap / 2;
+    if (cap < need)
+        cap = need;
+    return grow_to(b, arity, cap);
+}
+
+int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
+                     size_t n)
+{
+    int err = tuple_buf_reserve(b, arity, n);
+    if (err != MPI_SUCCESS)
+        return err;
+    memcpy(b->data + b->n * arity, t, n * arity * sizeof *t);
+    b->n += n;
+    return MPI_SUCCESS;
+}
+
+void tuple_buf_free(tuple_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->n = b->cap = 0;
+}
+
+void tuple_buf_shrink(tuple_buf *b, unsigned arity)
+{
+    if (b->n == 0) {
+        tuple_buf_free(b);
+        return;
+    }
+    if (b->cap > b->n)
+        (void)grow_to(b, arity, b->n); /* on failure the old block stays */
+}
+
+size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
+                          unsigned arity, const uint64_t *key, unsigned words)
+{
+    /* Gallop: probe lo, lo+1, lo+3, lo+7, ... then binary search. */
+    size_t step = 1, hi = lo;
+    while (hi < n && tuples_compare(t + hi * arity, key, words) < 0) {
+        lo = hi + 1;
+        hi = lo + step;
+        step *= 2;
+    }
+    if (hi > n)
+        hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tuples_compare(t + mid * arity, key, words) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t tuples_difference(uint64_t *a, size_t na, const uint64_t *b,
+                         size_t nb, unsigned arity)
+{
+    size_t w = 0, j = 0;
+    for (size_t i = 0; i < na; i++) {
+        const uint64_t *s = a + i * arity;
+        j = tuples_lower_bound(b, j, nb, arity, s, arity);
+        if (j < nb && tuples_compare(b + j * arity, s, arity) == 0)
+            continue;
+        if (w != i)
+            memcpy(a + w * arity, s, arity * sizeof *s);
+        w++;
+    }
+    return w;
+}
+
+int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
+                      size_t m)
+{
+    if (m == 0)
+        return MPI_SUCCESS;
+    size_t n = full->n, total;
+    if (ravel_add_size(n, m, &total) != 0)
+        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: tuple count overflow",
+                               __FILE__, __LINE__);
+    /* Grow to exactly what is needed: large blocks are mremap'ed, and a
+     * relation's memory is its tuples and nothing more. */
+    if (total > full->cap) {
+        int err = grow_to(full, arity, total);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    uint64_t *d = full->data;
+    size_t i = n, j = m, k = total;
+    size_t bytes = arity * sizeof *d;
+    while (j > 0) {
+        /* Whole runs of full larger than the next added tuple move at once. */
+        const uint64_t *x = add + (j - 1) * arity;
+        /* Gallop down from i to bracket the last full tuple <= x. */
+        size_t lo = i, hi = i, step = 1;
+        while (lo > 0 && tuples_compare(d + (lo - 1) * arity, x, arity) > 0) {
+            hi = lo - 1;
+            lo = lo > step ? lo - step : 0;
+            step *= 2;
+        }
+        /* Now full[lo..hi) holds the boundary: full[hi..i) are > x, and
+         * full[lo - 1] (when lo > 0) is <= x. */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (tuples_compare(d + mid * arity, x, arity) > 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        size_t run = i - lo;
+        if (run > 0) {
+            memmove(d + (k - run) * arity, d + lo * arity, run * bytes);
+            k -= run;
+            i = lo;
+        }
+        /* Then the added tuples above full's new top. */
+        size_t first = j - 1;
+        if (i > 0) {
+            const uint64_t *top = d + (i - 1) * arity;
+            while (first > 0 &&
+                   tuples_compare(add + (first - 1) * arity, top, arity) > 0)
+                first--;
+        } else {
+            first = 0;
+        }
+        size_t cnt = j - first;
+        memcpy(d + (k - cnt) * arity, add + first * arity, cnt * bytes);
+        k -= cnt;
+        j = first;
+    }
+    full->n = total;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,438 @@
+/* Random small Datalog programs run by the engine at this P, with every comm
+ * backend and varied placement settings (bucket counts, initial sub-buckets,
+ * aggressive load balancing on or off, tiny exchange rounds), compared tuple
+ * for tuple with a naive sequential evaluator written here.
+ *
+ * The oracle shares no engine code: relations are bitmaps over a small value
+ * domain (values 0..D-1, arity <= 4), and each stratum applies all its rules
+ * to the current sets until nothing changes.  Programs use only semi-naive
+ * forms that denote the plain fixed point (copy from delta; a join as the two
+ * rules delta x full and full x delta, or full x full), random filters
+ * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins, and
+ * several strata.
+ * usage: mpiexec -n P mpi_relalg_random_programs NPROGRAMS */
+#include "ravel/comm.h"
+#include "ravel/error.h"
+#include "ravel/relalg.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define D 5          /* value domain */
+#define MAXA 4       /* arity bound of the test programs */
+#define SPACE 625    /* D^MAXA: tuples of one relation */
+#define MAXREL 8
+#define MAXRULES 16
+
+typedef struct {
+    unsigned arity, key;
+    int index_of;          /* -1, or the base relation */
+    unsigned perm[MAXA];   /* index column i = base column perm[i] */
+} rel_spec;
+
+typedef struct {
+    int head, nbody;
+    ravel_body body[2];
+    ravel_term terms[MAXA];
+    ravel_filter filters[2];
+    size_t nfilters;
+} rule_spec;
+
+typedef struct {
+    int nrel;
+    rel_spec rel[MAXREL];
+    int nstrata;
+    int nrules[3];
+    rule_spec rules[3][MAXRULES];
+    unsigned char set[MAXREL][SPACE]; /* facts, then the oracle's result */
+} program;
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+
+static unsigned encode(const uint64_t *t, unsigned arity)
+{
+    unsigned c = 0;
+    for (unsigned i = 0; i < arity; i++)
+        c = c * D + (unsigned)t[i];
+    return c;
+}
+
+static void decode(unsigned c, unsigned arity, uint64_t *t)
+{
+    for (unsigned i = arity; i-- > 0;) {
+        t[i] = c % D;
+        c /= D;
+    }
+}
+
+static unsigned space(unsigned arity)
+{
+    unsigned s = 1;
+    for (unsigned i = 0; i < arity; i++)
+        s *= D;
+    return s;
+}
+
+/* ---- random programs ----------------------------------------------------- */
+
+static ravel_term random_term(const program *p, const rule_spec *r)
+{
+    if (rndn(6) == 0)
+        return ravel_const(rndn(D));
+    int side = (int)rndn((unsigned)r->nbody);
+    return ravel_col(side, rndn(p->rel[r->body[side].rel].arity));
+}
+
+static void random_rule(program *p, rule_spec *out, int *nout, int max)
+{
+    rule_spec r;
+    memset(&r, 0, sizeof r);
+    int declared[MAXREL], nd = 0;
+    for (int i = 0; i < p->nrel; i++)
+        if (p->rel[i].index_of < 0)
+            declared[nd++] = i;
+    r.head = declared[rndn((unsigned)nd)];
+    if (rndn(3) == 0) {
+        r.nbody = 1;
+        r.body[0].rel = (int)rndn((unsigned)p->nrel);
+    } else {
+        r.nbody = 2;
+        int l = (int)rndn((unsigned)p->nrel), rr = -1;
+        for (int tries = 0; tries < 20 && rr < 0; tries++) {
+            int c = (int)rndn((unsigned)p->nrel);
+            if (p->rel[c].key == p->rel[l].key)
+                rr = c;
+        }
+        if (rr < 0) {
+            r.nbody = 1;
+            r.body[0].rel = l;
+        } else {
+            r.body[0].rel = l;
+            r.body[1].rel = rr;
+        }
+    }
+    for (unsigned i = 0; i < p->rel[r.head].arity; i++)
+        r.terms[i] = random_term(p, &r);
+    r.nfilters = rndn(3);
+    for (size_t i = 0; i < r.nfilters; i++) {
+        r.filters[i].left = random_term(p, &r);
+        r.filters[i].right = random_term(p, &r);
+        r.filters[i].op = (ravel_cmp)rndn(6);
+    }
+    /* Semi-naive forms of the same rule. */
+    if (r.nbody == 1) {
+        r.body[0].version = RAVEL_DELTA;
+        out[(*nout)++] = r;
+    } else if (rndn(4) == 0 || *nout + 2 > max) {
+        r.body[0].version = r.body[1].version = RAVEL_FULL;
+        out[(*nout)++] = r;
+    } else {
+        r.body[0].version = RAVEL_DELTA;
+        r.body[1].version = RAVEL_FULL;
+        out[(*nout)++] = r;
+        r.body[0].version = RAVEL_FULL;
+        r.body[1].version = RAVEL_DELTA;
+        out[(*nout)++] = r;
+    }
+}
+
+static void random_program(program *p)
+{
+    memset(p, 0, sizeof *p);
+    int ndecl = 2 + (int)rndn(3);
+    for (int i = 0; i < ndecl; i++) {
+        p->rel[i].arity = 1 + rndn(MAXA);
+        p->rel[i].key = 1 + rndn(p->rel[i].arity < 2 ? 1 : 2);
+        if (p->rel[i].key > p->rel[i].arity)
+            p->rel[i].key = p->rel[i].arity;
+        p->rel[i].index_of = -1;
+        unsigned nfacts = rndn(20);
+        for (unsigned f = 0; f < nfacts; f++)
+            p->set[i][rndn(space(p->rel[i].arity))] = 1;
+    }
+    p->nrel = ndecl;
+    /* Up to two secondary indexes, keyed on other columns. */
+    for (int k = 0; k < 2; k++) {
+        int b = (int)rndn((unsigned)ndecl);
+        if (p->rel[b].arity < 2 || rndn(2))
+            continue;
+        rel_spec *x = &p->rel[p->nrel++];
+        x->arity = p->rel[b].arity;
+        x->key = 1;
+        x->index_of = b;
+        unsigned first = 1 + rndn(x->arity - 1), w = 0;
+        x->perm[w++] = first;
+        for (unsigned c = 0; c < x->arity; c++)
+            if (c != first)
+                x->perm[w++] = c;
+    }
+    p->nstrata = 1 + (int)rndn(3);
+    for (int s = 0; s < p->nstrata; s++) {
+        int want = 1 + (int)rndn(4);
+        for (int i = 0; i < want && p->nrules[s] < MAXRULES - 1; i++)
+            random_rule(p, p->rules[s], &p->nrules[s], MAXRULES);
+    }
+}
+
+/* ---- the oracle ------------------------------------------------------------ */
+
+/* The tuples of relation i, from its own set or its base's. */
+static size_t oracle_list(const program *p, int i, uint64_t *out)
+{
+    const rel_spec *r = &p->rel[i];
+    int src = r->index_of < 0 ? i : r->index_of;
+    size_t n = 0;
+    uint64_t t[MAXA];
+    for (unsigned c = 0; c < space(r->arity); c++) {
+        if (!p->set[src][c])
+            continue;
+        decode(c, r->arity, t);
+        for (unsigned k = 0; k < r->arity; k++)
+            out[n * MAXA + k] = r->index_of < 0 ? t[k] : t[r->perm[k]];
+        n++;
+    }
+    return n;
+}
+
+static uint64_t oracle_value(ravel_term t, const uint64_t *a, const uint64_t *b)
+{
+    if (t.side == RAVEL_SIDE_CONSTANT)
+        return t.value;
+    return t.side == 0 ? a[t.column] : b[t.column];
+}
+
+static int oracle_apply(program *p, const rule_spec *r, const uint64_t *a,
+                        const uint64_t *b)
+{
+    for (size_t f = 0; f < r->nfilters; f++) {
+        uint64_t x = oracle_value(r->filters[f].left, a, b);
+        uint64_t y = oracle_value(r->filters[f].right, a, b);
+        int ok = 0;
+        switch (r->filters[f].op) {
+        case RAVEL_EQ: ok = x == y; break;
+        case RAVEL_NE: ok = x != y; break;
+        case RAVEL_LT: ok = x < y; break;
+        case RAVEL_LE: ok = x <= y; break;
+        case RAVEL_GT: ok = x > y; break;
+        case RAVEL_GE: ok = x >= y; break;
+        }
+        if (!ok)
+            return 0;
+    }
+    uint64_t h[MAXA];
+    for (unsigned i = 0; i < p->rel[r->head].arity; i++)
+        h[i] = oracle_value(r->terms[i], a, b);
+    unsigned c = encode(h, p->rel[r->head].arity);
+    if (p->set[r->head][c])
+        return 0;
+    p->set[r->head][c] = 1;
+    return 1;
+}
+
+static void oracle_run(program *p)
+{
+    static uint64_t A[SPACE * MAXA], B[SPACE * MAXA];
+    for (int s = 0; s < p->nstrata; s++) {
+        int changed = 1;
+        while (changed) {
+            changed = 0;
+            for (int k = 0; k < p->nrules[s]; k++) {
+                const rule_spec *r = &p->rules[s][k];
+                size_t na = oracle_list(p, r->body[0].rel, A);
+                if (r->nbody == 1) {
+                    for (size_t i = 0; i < na; i++)
+                        changed |= oracle_apply(p, r, A + i * MAXA, NULL);
+                    continue;
+                }
+                size_t nb = oracle_list(p, r->body[1].rel, B);
+                unsigned key = p->rel[r->body[0].rel].key;
+                for (size_t i = 0; i < na; i++)
+                    for (size_t j = 0; j < nb; j++)
+                        if (memcmp(A + i * MAXA, B + j * MAXA,
+                                   key * sizeof(uint64_t)) == 0)
+                            changed |= oracle_apply(p, r, A + i * MAXA,
+                                                    B + j * MAXA);
+            }
+        }
+    }
+}
+
+/* ---- the engine ------------------------------------------------------------ */
+
+static int failures;
+
+#define CHECK(call)                                                            \
+    do {                                                                       \
+        int rc_ = (call);                                                      \
+        if (rc_ != MPI_SUCCESS) {                                              \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
+                    #call, ravel_error_message());                             \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+        }                                                                      \
+    } while (0)
+
+static int cmp_code(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Gathers relation i's tuples at rank 0 and compares them with the oracle;
+ * the verdict is shared. */
+static int compare_relation(ravel_engine *e, const program *p, int i,
+                            ravel_rel id, int rank, int size)
+{
+    size_t n;
+    const uint64_t *t = ravel_relation_local(e, id, &n);
+    unsigned arity = p->rel[i].arity;
+    unsigned *codes = malloc((n + 1) * sizeof *codes);
+    for (size_t k = 0; k < n; k++)
+        codes[k] = encode(t + k * arity, arity);
+    int cnt = (int)n, *counts = NULL, *displs = NULL, total = 0;
+    unsigned *all = NULL;
+    if (rank == 0) {
+        counts = malloc((size_t)size * sizeof *counts);
+        displs = malloc((size_t)size * sizeof *displs);
+    }
+    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = malloc(((size_t)total + 1) * sizeof *all);
+    }
+    MPI_Gatherv(codes, cnt, MPI_UNSIGNED, all, counts, displs, MPI_UNSIGNED,
+                0, MPI_COMM_WORLD);
+    int ok = 1;
+    if (rank == 0) {
+        static uint64_t want[SPACE * MAXA];
+        size_t nw = oracle_list(p, i, want);
+        unsigned *wc = malloc((nw + 1) * sizeof *wc);
+        for (size_t k = 0; k < nw; k++) {
+            uint64_t tt[MAXA];
+            memcpy(tt, want + k * MAXA, sizeof tt);
+            wc[k] = encode(tt, arity);
+        }
+        qsort(wc, nw, sizeof *wc, cmp_code);
+        qsort(all, (size_t)total, sizeof *all, cmp_code);
+        ok = (size_t)total == nw &&
+             (nw == 0 || memcmp(wc, all, nw * sizeof *wc) == 0);
+        if (!ok)
+            fprintf(stderr, "relation r%d: engine has %d tuples, oracle %zu\n",
+                    i, total, nw);
+        free(wc);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(codes);
+    free(counts);
+    free(displs);
+    free(all);
+    return ok;
+}
+
+static void run_engine(const program *facts, const program *expect,
+                       const char *backend, int variant, int rank, int size)
+{
+    ravel_engine_options o;
+    ravel_engine_options_init(&o);
+    o.comm_backend = backend;
+    o.quiet = 1;
+    o.buckets = 1 + (uint64_t)(variant * 7) % 13;
+    o.sub_buckets = (uint32_t)(1 + variant % 3);
+    o.load_balance = variant % 2;
+    o.balance_min_tuples = 1;
+    o.balance_factor = 0.5;
+    o.seed = (uint64_t)variant;
+    if (variant % 4 == 3)
+        o.max_block_elements = 5; /* several exchange rounds */
+    ravel_engine *e;
+    CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
+    ravel_rel ids[MAXREL];
+    for (int i = 0; i < facts->nrel; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        const rel_spec *r = &facts->rel[i];
+        if (r->index_of < 0)
+            CHECK(ravel_relation_declare(e, name, r->arity, r->key, &ids[i]));
+        else
+            CHECK(ravel_relation_index(e, ids[r->index_of], name, r->key,
+                                       r->perm, &ids[i]));
+    }
+    /* Each fact is inserted by one rank, not necessarily its owner. */
+    uint64_t t[MAXA];
+    unsigned counter = 0;
+    for (int i = 0; i < facts->nrel; i++) {
+        if (facts->rel[i].index_of >= 0)
+            continue;
+        for (unsigned c = 0; c < space(facts->rel[i].arity); c++) {
+            if (!facts->set[i][c])
+                continue;
+            if ((int)(counter++ % (unsigned)size) != rank)
+                continue;
+            decode(c, facts->rel[i].arity, t);
+            CHECK(ravel_insert(e, ids[i], t, 1));
+        }
+    }
+    for (int s = 0; s < facts->nstrata; s++) {
+        CHECK(ravel_stratum_begin(e));
+        for (int k = 0; k < facts->nrules[s]; k++) {
+            rule_spec r = facts->rules[s][k];
+            r.head = ids[r.head];
+            for (int b = 0; b < r.nbody; b++)
+                r.body[b].rel = ids[r.body[b].rel];
+            if (r.nbody == 1)
+                CHECK(ravel_rule_copy(e, r.head, r.body[0], r.terms,
+                                      r.nfilters, r.filters));
+            else
+                CHECK(ravel_rule_join(e, r.head, r.body[0], r.body[1],
+                                      r.terms, r.nfilters, r.filters));
+        }
+    }
+    CHECK(ravel_run(e));
+    for (int i = 0; i < facts->nrel; i++) {
+        if (!compare_relation(e, expect, i, ids[i], rank, size)) {
+            if (rank == 0)
+                fprintf(stderr, "FAIL: backend %s variant %d relation r%d\n",
+                        backend, variant, i);
+            failures++;
+        }
+    }
+    ravel_engine_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nprograms = argc > 1 ? atoi(argv[1]) : 10;
+    static program facts, expect;
+    for (int k = 0; k < nprograms; k++) {
+        rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)(k + 1);
+        random_program(&facts);
+        expect = facts;
+        oracle_run(&expect);
+        for (size_t b = 0; b < ravel_alltoallv_count(); b++)
+            run_engine(&facts, &expect, ravel_alltoallv_name(b),
+                       k + (int)b, rank, size);
+    }
+    if (rank == 0)
+        printf("%s: %d programs x %zu backends at P=%d\n",
+               failures ? "FAILED" : "ok", nprograms, ravel_alltoallv_count(),
+               size);
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
