@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# End-to-end checks of ravel-tc against independent oracles.
+#
+#   ravel_tc_cases.sh ENV manifest NAME P BACKEND
+#       closure size and depth of a shared graph against the published
+#       figures in ../shared/datasets/suitesparse/MANIFEST.tsv
+#   ravel_tc_cases.sh ENV default H P BACKEND
+#       the default binary tree of height H against its closed form
+#   ravel_tc_cases.sh ENV output NAME P
+#       --output in both modes against a breadth-first search from every
+#       vertex (bfs_closure), pair for pair
+#   ravel_tc_cases.sh ENV errors
+#       bad options and inputs: one message, the right exit status
+#
+# ENV is "RAVEL_TC MPIEXEC DATASETS MANIFEST_TSV BFS_CLOSURE" as one
+# colon-separated argument, filled in by CMake.
+set -euo pipefail
+IFS=: read -r ravel_tc mpiexec datasets project_manifest bfs <<<"$1"
+shift
+what=$1
+shift
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+die() { echo "FAIL: $*" >&2; exit 1; }
+
+# Flags to read a shared graph: its copy may be 0-based (datasets/manifest.tsv).
+read_flags() {
+  local base
+  base=$(awk -F'\t' -v n="$1" '$1 == n { print $5 }' "$project_manifest")
+  [[ -n $base ]] || die "$1 is not in $project_manifest"
+  if [[ $base == 0 ]]; then echo "--indices=zero-tolerant"; fi
+}
+
+json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" <<<"$2"; }
+
+case $what in
+manifest)
+  name=$1 P=$2 backend=$3
+  row=$(awk -F'\t' -v n="$name" '$1 == n' "$datasets/MANIFEST.tsv")
+  [[ -n $row ]] || die "$name is not in $datasets/MANIFEST.tsv"
+  want_size=$(cut -f4 <<<"$row") want_depth=$(cut -f5 <<<"$row")
+  # shellcheck disable=SC2046
+  out=$("$mpiexec" -n "$P" "$ravel_tc" --quiet --json --comm="$backend" \
+        $(read_flags "$name") "$datasets/$name.mtx")
+  size=$(json_field closure_size "$out")
+  depth=$(json_field productive_iterations "$out")
+  echo "$name P=$P $backend: closure $size (published $want_size)," \
+       "iterations with new paths $depth (tc_depth $want_depth)"
+  [[ $size == "$want_size" ]] || die "closure size $size != $want_size"
+  [[ $depth == "$want_depth" ]] || die "depth $depth != $want_depth"
+  ;;
+default)
+  h=$1 P=$2 backend=$3
+  want=$(( (h - 1) * (1 << (h + 1)) + 2 + (1 << h) ))
+  out=$("$mpiexec" -n "$P" "$ravel_tc" --quiet --json --comm="$backend" \
+        --height="$h")
+  size=$(json_field closure_size "$out")
+  depth=$(json_field productive_iterations "$out")
+  echo "default tree h=$h P=$P $backend: closure $size (closed form $want)," \
+       "depth $depth (closed form $h)"
+  [[ $size == "$want" ]] || die "closure size $size != $want"
+  [[ $depth == "$h" ]] || die "depth $depth != $h"
+  ;;
+output)
+  name=$1 P=$2
+  "$bfs" "$datasets/$name.mtx" | LC_ALL=C sort >"$scratch/expected"
+  for mode in parallel gather; do
+    # shellcheck disable=SC2046
+    "$mpiexec" -n "$P" "$ravel_tc" --quiet $(read_flags "$name") \
+      --output="$scratch/$mode.tsv" --output-mode="$mode" \
+      "$datasets/$name.mtx" >/dev/null
+    LC_ALL=C sort "$scratch/$mode.tsv" >"$scratch/$mode.sorted"
+    cmp -s "$scratch/expected" "$scratch/$mode.sorted" ||
+      die "--output-mode=$mode: pairs differ from BFS" \
+          "($(wc -l <"$scratch/$mode.sorted") vs $(wc -l <"$scratch/expected"))"
+    echo "$name P=$P --output-mode=$mode: $(wc -l <"$scratch/expected") pairs" \
+         "equal to BFS from every vertex"
+  done
+  ;;
+errors)
+  expect() { # expect STATUS PATTERN -- command...
+    local status=$1 pattern=$2; shift 3
+    local rc=0
+    "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
+    [[ $rc == "$status" ]] || die "exit $rc, not $status: $*"
+    grep -q -- "$pattern" "$scratch/err" || die "no '$pattern' in: $(cat "$scratch/err")"
+    [[ $(grep -c "ravel-tc: " "$scratch/err") == 1 ]] ||
+      die "not exactly one message: $(cat "$scratch/err")"
+  }
+  printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 9\n' \
+    >"$scratch/bad.mtx"
+  expect 2 "not a backend" -- "$mpiexec" -n 2 "$ravel_tc" --comm=nope
+  expect 2 "unknown option" -- "$mpiexec" -n 2 "$ravel_tc" --frobnicate
+  expect 2 "'x' is not a whole number" -- "$mpiexec" -n 2 "$ravel_tc" --height=x
+  expect 2 "expected 'stored' or 'both'" -- \
+    "$mpiexec" -n 2 "$ravel_tc" --symmetric=half
+  expect 1 "no-such.mtx" -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
+  expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" -- \
+    "$mpiexec" -n 3 "$ravel_tc" "$scratch/bad.mtx"
+  "$ravel_tc" --help | grep -q -- "--output-mode" || die "--help lacks options"
+  echo "ravel-tc errors: every case gave one message and the right status"
+  ;;
+*)
+  die "unknown case '$what'"
+  ;;
+esac
