@@ -39,5 +39,6 @@ expect 1 "no-such.cps" -- "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/no-such.cps"
 expect 2 "--k=0" -- "$mpiexec" -n 2 "$kcfa" --k=0 --generate=1
 expect 2 "exactly one of PROGRAM" -- "$mpiexec" -n 2 "$kcfa" --k=1
 expect 2 "not a backend" -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --comm=x
-"$kcfa" --help | grep -q -- "--generate" || die "--help lacks --generate"
+help=$("$kcfa" --help)  # whole output first: grep -q would cut the pipe
+grep -q -- "--generate" <<<"$help" || die "--help lacks --generate"
 echo "ravel-kcfa command line: all cases passed"

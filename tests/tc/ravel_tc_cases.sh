@@ -98,7 +98,8 @@ errors)
   expect 1 "no-such.mtx" -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
   expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" -- \
     "$mpiexec" -n 3 "$ravel_tc" "$scratch/bad.mtx"
-  "$ravel_tc" --help | grep -q -- "--output-mode" || die "--help lacks options"
+  help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
+  grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
   echo "ravel-tc errors: every case gave one message and the right status"
   ;;
 *)
