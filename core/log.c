@@ -91,3 +91,16 @@ void ravel_log_root(ravel_log_level level, const char *fmt, ...)
     vlog(level, fmt, ap);
     va_end(ap);
 }
+
+int ravel_report(int status, const char *fmt, ...)
+{
+    if (world_rank() > 0)
+        return status;
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", program, line);
+    return status;
+}

@@ -20,7 +20,6 @@
 #include <ravel/timer.h>
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,23 +40,6 @@ static const char description[] =
     "--generate=N analyses the worst-case family of Van Horn & Mairson.\n"
     "Prints the size of Time, ReachesCfg, AEval, Store, Step and ReachesClo,\n"
     "the iterations and the times.";
-
-static int fail(int rank, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Prints "ravel-kcfa: <message>" once (rank 0) and returns `status`. */
-static int fail(int rank, int status, const char *fmt, ...)
-{
-    if (rank == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "ravel-kcfa: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-    }
-    return status;
-}
 
 static void print_summary(const kcfa_options *o, const char *source,
                           ravel_engine *e, const kcfa_analysis *a,
@@ -110,7 +92,7 @@ static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
     ravel_kcfa_facts facts;
     int err = ravel_kcfa_facts_build(prog, &facts);
     if (err != MPI_SUCCESS)
-        return fail(rank, 1, "%s", ravel_error_message());
+        return ravel_report(1, "%s", ravel_error_message());
     double start = ravel_now();
     ravel_engine_options eo;
     ravel_engine_options_init(&eo);
@@ -139,7 +121,7 @@ static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
         print_summary(o, source, e, &a, sizes, seconds, P);
     ravel_engine_free(e);
     ravel_kcfa_facts_free(&facts);
-    return err == MPI_SUCCESS ? 0 : fail(rank, 1, "%s", ravel_error_message());
+    return err == MPI_SUCCESS ? 0 : ravel_report(1, "%s", ravel_error_message());
 }
 
 static int run(const kcfa_options *o, const char *path, int rank, int P)
@@ -148,11 +130,11 @@ static int run(const kcfa_options *o, const char *path, int rank, int P)
     int err = path ? ravel_kcfa_parse_file(path, &prog, NULL)
                    : ravel_kcfa_generate(o->generate, &prog);
     if (err != MPI_SUCCESS)
-        return fail(rank, 1, "%s", ravel_error_message());
+        return ravel_report(1, "%s", ravel_error_message());
     int status = 0;
     if (o->emit) {
         if (rank == 0 && ravel_kcfa_emit(stdout, &prog) != MPI_SUCCESS)
-            status = fail(rank, 1, "%s", ravel_error_message());
+            status = ravel_report(1, "%s", ravel_error_message());
     } else {
         char source[64];
         if (!path)
@@ -197,19 +179,19 @@ int main(int argc, char **argv)
     int npos = 0, status = 0;
     if (ravel_options_parse(argc, argv, options, noptions, &npos, err,
                             sizeof err))
-        status = fail(rank, 2, "%s", err);
+        status = ravel_report(2, "%s", err);
     else if (o.help) {
         if (rank == 0)
             ravel_options_print_help(stdout, usage, description, options,
                                      noptions);
     } else if (npos > 1 || (npos == 1) == (o.generate != 0))
-        status = fail(rank, 2, "give exactly one of PROGRAM and --generate=N "
+        status = ravel_report(2, "give exactly one of PROGRAM and --generate=N "
                       "(N >= 1); see --help");
     else if (!o.emit && (o.k < 1 || o.k > KCFA_MAX_K))
-        status = fail(rank, 2, "--k=%d: expected a context length 1..%d",
+        status = ravel_report(2, "--k=%d: expected a context length 1..%d",
                       o.k, KCFA_MAX_K);
     else if (!ravel_alltoallv_lookup(o.comm))
-        status = fail(rank, 2, "--comm=%s is not a backend (see --help)",
+        status = ravel_report(2, "--comm=%s is not a backend (see --help)",
                       o.comm);
     else
         status = run(&o, npos ? argv[1] : NULL, rank, P);

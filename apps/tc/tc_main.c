@@ -18,7 +18,6 @@
 #include <ravel/relalg.h>
 #include <ravel/timer.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,55 +44,37 @@ static const char description[] =
     "Without GRAPH, the embedded default: a complete binary tree of height 19\n"
     "with a loop on every leaf (19,398,658 paths, 19 iterations).";
 
-/* Prints "ravel-tc: <message>" once (rank 0) and returns `status`. */
-static int fail(int rank, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(int rank, int status, const char *fmt, ...)
-{
-    if (rank == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "ravel-tc: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-    }
-    return status;
-}
-
 /* Checks the option values every rank has; returns 0 or an exit status. */
-static int check_options(const tc_options *o, int rank,
-                         ravel_tc_read_options *read, tc_write_mode *mode)
+static int check_options(const tc_options *o, ravel_tc_read_options *read,
+                         tc_write_mode *mode)
 {
     if (!ravel_alltoallv_lookup(o->comm)) {
         char names[256];
         ravel_alltoallv_names(names, sizeof names, ", ");
-        return fail(rank, 2, "--comm=%s is not a backend (one of: %s)",
+        return ravel_report(2, "--comm=%s is not a backend (one of: %s)",
                     o->comm, names);
     }
     if (ravel_tc_parse_symmetric_mode(o->symmetric, &read->symmetric))
-        return fail(rank, 2, "--symmetric=%s: expected 'stored' or 'both'",
+        return ravel_report(2, "--symmetric=%s: expected 'stored' or 'both'",
                     o->symmetric);
     if (ravel_tc_parse_index_mode(o->indices, &read->indices))
-        return fail(rank, 2, "--indices=%s: expected 'strict' or "
+        return ravel_report(2, "--indices=%s: expected 'strict' or "
                     "'zero-tolerant'", o->indices);
     if (strcmp(o->output_mode, "parallel") == 0)
         *mode = TC_WRITE_PARALLEL;
     else if (strcmp(o->output_mode, "gather") == 0)
         *mode = TC_WRITE_GATHER;
     else
-        return fail(rank, 2, "--output-mode=%s: expected 'parallel' or "
+        return ravel_report(2, "--output-mode=%s: expected 'parallel' or "
                     "'gather'", o->output_mode);
     if (o->height < 1 || o->height > (int)RAVEL_TC_MAX_HEIGHT)
-        return fail(rank, 2, "--height=%d: expected 1..%u", o->height,
+        return ravel_report(2, "--height=%d: expected 1..%u", o->height,
                     RAVEL_TC_MAX_HEIGHT);
     return 0;
 }
 
 static int run(const tc_options *o, const char *graph_path,
-               const ravel_tc_read_options *read, tc_write_mode mode, int rank,
-               int P)
+               const ravel_tc_read_options *read, tc_write_mode mode, int P)
 {
     ravel_tc_graph graph = {0};
     char default_name[96];
@@ -108,7 +89,7 @@ static int run(const tc_options *o, const char *graph_path,
                                      &graph);
     }
     if (err != MPI_SUCCESS)
-        return fail(rank, 1, "%s", ravel_error_message());
+        return ravel_report(1, "%s", ravel_error_message());
     double read_seconds = ravel_now() - start;
 
     ravel_engine_options eo;
@@ -121,7 +102,7 @@ static int run(const tc_options *o, const char *graph_path,
     err = tc_closure_compute(&graph, &eo, MPI_COMM_WORLD, &closure);
     if (err != MPI_SUCCESS) {
         ravel_tc_graph_free(&graph);
-        return fail(rank, 1, "%s", ravel_error_message());
+        return ravel_report(1, "%s", ravel_error_message());
     }
     if (o->output) {
         size_t n = 0;
@@ -142,7 +123,7 @@ static int run(const tc_options *o, const char *graph_path,
     ravel_engine_free(closure.engine);
     ravel_tc_graph_free(&graph);
     if (err != MPI_SUCCESS)
-        return fail(rank, 1, "%s", ravel_error_message());
+        return ravel_report(1, "%s", ravel_error_message());
     return 0;
 }
 
@@ -187,20 +168,20 @@ int main(int argc, char **argv)
     int npos = 0, status = 0;
     if (ravel_options_parse(argc, argv, options, noptions, &npos, err,
                             sizeof err)) {
-        status = fail(rank, 2, "%s", err);
+        status = ravel_report(2, "%s", err);
     } else if (o.help) {
         if (rank == 0)
             ravel_options_print_help(stdout, usage, description, options,
                                      noptions);
     } else if (npos > 1) {
-        status = fail(rank, 2, "expected at most one GRAPH, got '%s' and "
+        status = ravel_report(2, "expected at most one GRAPH, got '%s' and "
                       "'%s'", argv[1], argv[2]);
     } else {
         ravel_tc_read_options read = {0};
         tc_write_mode mode = TC_WRITE_PARALLEL;
-        status = check_options(&o, rank, &read, &mode);
+        status = check_options(&o, &read, &mode);
         if (status == 0)
-            status = run(&o, npos ? argv[1] : NULL, &read, mode, rank, P);
+            status = run(&o, npos ? argv[1] : NULL, &read, mode, P);
     }
     MPI_Finalize();
     return status;

@@ -8,15 +8,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 die() { echo "FAIL: $*" >&2; exit 1; }
 
-expect() { # expect STATUS PATTERN -- command...
-  local status=$1 pattern=$2; shift 3
-  local rc=0
-  "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
-  [[ $rc == "$status" ]] || die "exit $rc, not $status: $*"
-  grep -q -- "$pattern" "$scratch/err" || die "no '$pattern' in: $(cat "$scratch/err")"
-  [[ $(grep -c "ravel-kcfa: " "$scratch/err") == 1 ]] ||
-    die "not exactly one message: $(cat "$scratch/err")"
-}
+# shellcheck source=../cli_expect.sh
+source "$(dirname "$0")/../cli_expect.sh"
 
 # The generated program, emitted and read back, gives the same analysis.
 "$kcfa" --generate=3 --emit >"$scratch/g3.cps"
@@ -34,11 +27,11 @@ for rel in Time ReachesCfg AEval Store Step ReachesClo; do
 done
 
 printf '(program (app (lam x k (app (ref k) (ref x))) (ref y) (ref z)))\n' >"$scratch/bad.cps"
-expect 1 "bad.cps:1:44: too few parts in (app ...)" -- "$mpiexec" -n 3 "$kcfa" --k=1 "$scratch/bad.cps"
-expect 1 "no-such.cps" -- "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/no-such.cps"
-expect 2 "--k=0" -- "$mpiexec" -n 2 "$kcfa" --k=0 --generate=1
-expect 2 "exactly one of PROGRAM" -- "$mpiexec" -n 2 "$kcfa" --k=1
-expect 2 "not a backend" -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --comm=x
+expect 1 "bad.cps:1:44: too few parts in (app ...)" ravel-kcfa -- "$mpiexec" -n 3 "$kcfa" --k=1 "$scratch/bad.cps"
+expect 1 "no-such.cps" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/no-such.cps"
+expect 2 "--k=0" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=0 --generate=1
+expect 2 "exactly one of PROGRAM" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1
+expect 2 "not a backend" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --comm=x
 help=$("$kcfa" --help)  # whole output first: grep -q would cut the pipe
 grep -q -- "--generate" <<<"$help" || die "--help lacks --generate"
 echo "ravel-kcfa command line: all cases passed"

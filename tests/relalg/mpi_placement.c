@@ -16,6 +16,7 @@
 #include "ravel/error.h"
 #include "ravel/hash.h"
 #include "ravel/relalg.h"
+#include "relalg_test_util.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -23,16 +24,6 @@
 #include <string.h>
 
 static int failures;
-
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int rc_ = (call);                                                      \
-        if (rc_ != MPI_SUCCESS) {                                              \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
-                    #call, ravel_error_message());                             \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-        }                                                                      \
-    } while (0)
 
 static void expect(int ok, const char *what)
 {

@@ -14,6 +14,7 @@
 #include "ravel/comm.h"
 #include "ravel/error.h"
 #include "ravel/relalg.h"
+#include "relalg_test_util.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -271,16 +272,6 @@ static void oracle_run(program *p)
 /* ---- the engine ------------------------------------------------------------ */
 
 static int failures;
-
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int rc_ = (call);                                                      \
-        if (rc_ != MPI_SUCCESS) {                                              \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
-                    #call, ravel_error_message());                             \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-        }                                                                      \
-    } while (0)
 
 static int cmp_code(const void *a, const void *b)
 {

@@ -79,24 +79,17 @@ output)
   done
   ;;
 errors)
-  expect() { # expect STATUS PATTERN -- command...
-    local status=$1 pattern=$2; shift 3
-    local rc=0
-    "$@" >"$scratch/out" 2>"$scratch/err" || rc=$?
-    [[ $rc == "$status" ]] || die "exit $rc, not $status: $*"
-    grep -q -- "$pattern" "$scratch/err" || die "no '$pattern' in: $(cat "$scratch/err")"
-    [[ $(grep -c "ravel-tc: " "$scratch/err") == 1 ]] ||
-      die "not exactly one message: $(cat "$scratch/err")"
-  }
+  # shellcheck source=../cli_expect.sh
+  source "$(dirname "$0")/../cli_expect.sh"
   printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 9\n' \
     >"$scratch/bad.mtx"
-  expect 2 "not a backend" -- "$mpiexec" -n 2 "$ravel_tc" --comm=nope
-  expect 2 "unknown option" -- "$mpiexec" -n 2 "$ravel_tc" --frobnicate
-  expect 2 "'x' is not a whole number" -- "$mpiexec" -n 2 "$ravel_tc" --height=x
-  expect 2 "expected 'stored' or 'both'" -- \
+  expect 2 "not a backend" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --comm=nope
+  expect 2 "unknown option" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --frobnicate
+  expect 2 "'x' is not a whole number" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --height=x
+  expect 2 "expected 'stored' or 'both'" ravel-tc -- \
     "$mpiexec" -n 2 "$ravel_tc" --symmetric=half
-  expect 1 "no-such.mtx" -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
-  expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" -- \
+  expect 1 "no-such.mtx" ravel-tc -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
+  expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" ravel-tc -- \
     "$mpiexec" -n 3 "$ravel_tc" "$scratch/bad.mtx"
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"

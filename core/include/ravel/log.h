@@ -31,6 +31,13 @@ void ravel_log(ravel_log_level level, const char *fmt, ...)
 void ravel_log_root(ravel_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The one-line failure report of a command-line tool: prints
+ * "<program>: <message>" on stderr from rank 0 of MPI_COMM_WORLD only (from
+ * every process when MPI is not running), whatever the level, and returns
+ * `status` so that a caller can write `return ravel_report(2, ...)`. */
+int ravel_report(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #ifdef __cplusplus
 }
 #endif
