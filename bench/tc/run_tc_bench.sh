@@ -31,7 +31,7 @@ json_field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$2"; }
 
 grep -v '^#' "$shared/MANIFEST.tsv" | while IFS=$'\t' read -r name file _ tc_size _ _; do
   if (( tc_size > max_paths )); then
-    echo "$name,skipped,$ranks,,$tc_size,,,,," >>"$csv"
+    echo "$name,skipped,$ranks,,$tc_size,,,,," >>"$csv"  # over MAX_PATHS
     echo "skip $name: $tc_size paths > MAX_PATHS=$max_paths" >&2
     continue
   fi
