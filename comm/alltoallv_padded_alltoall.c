@@ -46,11 +46,16 @@ static int padded_alltoall_kernel(const comm_exchange *x)
         if (x->send_bytes[i])
             memcpy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
                    x->send_bytes[i]);
-    MPI_Request request;
-    err = MPI_Ialltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
-                        x->ctx->comm, &request);
-    if (err == MPI_SUCCESS)
-        err = comm_waitall(x->ctx, 1, &request);
+    if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
+        err = MPI_Alltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
+                           x->ctx->comm);
+    } else {
+        MPI_Request request;
+        err = MPI_Ialltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
+                            x->ctx->comm, &request);
+        if (err == MPI_SUCCESS)
+            err = comm_waitall(x->ctx, 1, &request);
+    }
     if (err != MPI_SUCCESS)
         goto fn_exit;
     comm_stats_add((uint64_t)(P - 1), (uint64_t)(P - 1) * M);

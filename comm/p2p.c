@@ -33,7 +33,7 @@ int comm_int_count(size_t n, const char *what, int *out)
 int comm_isend(const void *buf, size_t bytes, int peer, int tag,
                const comm_context *ctx, MPI_Request *request, int metadata)
 {
-    int count;
+    int count = 0; /* set by comm_int_count; GCC cannot always tell */
     int err = comm_int_count(bytes, "a message", &count);
     if (err != MPI_SUCCESS)
         return err;
@@ -49,7 +49,7 @@ int comm_isend(const void *buf, size_t bytes, int peer, int tag,
 int comm_irecv(void *buf, size_t bytes, int peer, int tag,
                const comm_context *ctx, MPI_Request *request)
 {
-    int count;
+    int count = 0; /* set by comm_int_count; GCC cannot always tell */
     int err = comm_int_count(bytes, "a message", &count);
     if (err != MPI_SUCCESS)
         return err;
@@ -75,11 +75,21 @@ int comm_global_max_block(const comm_exchange *x, size_t *max_bytes)
     for (int i = 0; i < x->ctx->size; i++)
         if (x->send_bytes[i] > local)
             local = x->send_bytes[i];
-    MPI_Request request;
-    int err = MPI_Iallreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX,
+    /* Block sizes stay far below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T
+     * compares as signed. */
+    int err;
+    if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
+        /* The blocking collective: MPI libraries (and SimGrid, which runs
+         * non-blocking collectives linearly) pick their best algorithm. */
+        err = MPI_Allreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX,
+                            x->ctx->comm);
+    } else {
+        MPI_Request request;
+        err = MPI_Iallreduce(&local, &global, 1, MPI_UINT64_T, MPI_MAX,
                              x->ctx->comm, &request);
-    if (err == MPI_SUCCESS)
-        err = comm_waitall(x->ctx, 1, &request);
+        if (err == MPI_SUCCESS)
+            err = comm_waitall(x->ctx, 1, &request);
+    }
     if (err == MPI_SUCCESS)
         *max_bytes = (size_t)global;
     return err;
