@@ -1,0 +1,171 @@
+/* The command line of ravel-a2a (see a2a_config.h). */
+#include "a2a_config.h"
+
+#include <ravel/comm.h>
+#include <ravel/options.h>
+
+#include <string.h>
+
+static const char *comm_text = "all", *sizes_text =
+    "16,32,64,128,256,512,1024,2048", *dist_text = "uniform",
+                  *type_text = "double";
+
+#define OPTION_COUNT 10
+static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
+{
+    const ravel_option table[OPTION_COUNT] = {
+        {"comm", RAVEL_OPT_STRING, &comm_text, "LIST",
+         "backends, comma-separated, or 'all' (default all)"},
+        {"N", RAVEL_OPT_STRING, &sizes_text, "LIST",
+         "largest block in bytes, comma-separated (default "
+         "16,32,...,2048)"},
+        {"iters", RAVEL_OPT_U64, &cfg->iters, "K",
+         "timed calls per backend and N (default 20)"},
+        {"warmup", RAVEL_OPT_U64, &cfg->warmup, "K",
+         "untimed calls before them (default 2)"},
+        {"seed", RAVEL_OPT_U64, &cfg->seed, "S",
+         "seed of the block sizes and contents (default 1)"},
+        {"verify", RAVEL_OPT_FLAG, &cfg->verify, NULL,
+         "check every result byte for byte against MPI_Alltoallv"},
+        {"csv", RAVEL_OPT_STRING, &cfg->csv_path, "FILE",
+         "append one row per backend and N (header if FILE is empty)"},
+        {"dist", RAVEL_OPT_STRING, &dist_text, "D",
+         "uniform | range:R | normal | power-law:B | file:PATH "
+         "(default uniform)"},
+        {"type", RAVEL_OPT_STRING, &type_text, "T",
+         "double | byte: the element type (default double)"},
+        {"help", RAVEL_OPT_FLAG, &cfg->help, NULL, "this text"},
+    };
+    memcpy(options, table, sizeof table);
+}
+
+void a2a_config_print_help(FILE *out)
+{
+    a2a_config dummy;
+    memset(&dummy, 0, sizeof dummy);
+    ravel_option options[OPTION_COUNT];
+    fill_options(options, &dummy);
+    ravel_options_print_help(
+        out, "mpiexec -n P ravel-a2a [options]",
+        "Times every alltoallv backend of ravel side by side on non-uniform\n"
+        "blocks.  A call's time is the slowest rank's; the table and the CSV\n"
+        "give the median and the median absolute deviation over the timed\n"
+        "calls, with the messages and bytes each rank sent per call.",
+        options, OPTION_COUNT);
+}
+
+static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
+{
+    if (strcmp(comm_text, "all") == 0) {
+        for (size_t i = 0; i < ravel_alltoallv_count() && i < A2A_MAX_LIST;
+             i++)
+            cfg->backends[cfg->nbackends++] = ravel_alltoallv_name(i);
+        return 0;
+    }
+    if (strlen(comm_text) >= sizeof cfg->comm_list) {
+        snprintf(err, errlen, "--comm: the list is longer than %zu characters",
+                 sizeof cfg->comm_list - 1);
+        return -1;
+    }
+    strcpy(cfg->comm_list, comm_text);
+    char *save = NULL;
+    for (char *name = strtok_r(cfg->comm_list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (!ravel_alltoallv_lookup(name)) {
+            char names[512];
+            ravel_alltoallv_names(names, sizeof names, ", ");
+            snprintf(err, errlen, "--comm: '%s' is not a backend (%s, all)",
+                     name, names);
+            return -1;
+        }
+        if (cfg->nbackends == A2A_MAX_LIST) {
+            snprintf(err, errlen, "--comm: more than %d backends",
+                     A2A_MAX_LIST);
+            return -1;
+        }
+        cfg->backends[cfg->nbackends++] = name;
+    }
+    if (cfg->nbackends == 0) {
+        snprintf(err, errlen, "--comm='%s' names no backend", comm_text);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_sizes(a2a_config *cfg, char *err, size_t errlen)
+{
+    const char *p = sizes_text;
+    for (;;) {
+        char word[32];
+        size_t len = strcspn(p, ",");
+        uint64_t v;
+        if (len == 0 || len >= sizeof word) {
+            snprintf(err, errlen, "--N=%s: empty or overlong entry",
+                     sizes_text);
+            return -1;
+        }
+        memcpy(word, p, len);
+        word[len] = '\0';
+        if (ravel_parse_u64(word, &v) || v > (uint64_t)INT32_MAX) {
+            snprintf(err, errlen,
+                     "--N=%s: '%s' is not a byte count in [0, 2147483647]",
+                     sizes_text, word);
+            return -1;
+        }
+        if (cfg->nsizes == A2A_MAX_LIST) {
+            snprintf(err, errlen, "--N: more than %d sizes", A2A_MAX_LIST);
+            return -1;
+        }
+        cfg->sizes[cfg->nsizes++] = v;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+int a2a_config_parse(int argc, char **argv, a2a_config *cfg, char *err,
+                     size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->iters = 20;
+    cfg->warmup = 2;
+    cfg->seed = 1;
+    ravel_option options[OPTION_COUNT];
+    fill_options(options, cfg);
+    int npositional = 0;
+    if (ravel_options_parse(argc, argv, options, OPTION_COUNT,
+                            &npositional, err, errlen))
+        return -1;
+    if (cfg->help)
+        return 0;
+    if (npositional > 0) {
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)",
+                 argv[1]);
+        return -1;
+    }
+    if (cfg->iters == 0 || cfg->iters > 1000000) {
+        snprintf(err, errlen, "--iters=%llu: must be in [1, 1000000]",
+                 (unsigned long long)cfg->iters);
+        return -1;
+    }
+    if (cfg->warmup > 1000000) {
+        snprintf(err, errlen, "--warmup=%llu: must be at most 1000000",
+                 (unsigned long long)cfg->warmup);
+        return -1;
+    }
+    if (strcmp(type_text, "double") == 0) {
+        cfg->type = MPI_DOUBLE;
+        cfg->elem_size = sizeof(double);
+    } else if (strcmp(type_text, "byte") == 0) {
+        cfg->type = MPI_BYTE;
+        cfg->elem_size = 1;
+    } else {
+        snprintf(err, errlen, "--type=%s is not one of double, byte",
+                 type_text);
+        return -1;
+    }
+    cfg->type_name = type_text;
+    if (parse_backends(cfg, err, errlen) || parse_sizes(cfg, err, errlen))
+        return -1;
+    return a2a_dist_parse(dist_text, &cfg->dist, err, errlen);
+}

@@ -1,0 +1,262 @@
+/* ravel-a2a: every alltoallv backend of ravel timed side by side on the
+ * non-uniform block-size distributions of Fan et al. (HPDC'22).
+ *
+ * For each N of --N and each backend of --comm, the program makes --warmup
+ * untimed and --iters timed calls.  All ranks leave a barrier together before
+ * each call; a call's time is the slowest rank's (a max-reduction after the
+ * loop), because an alltoallv is done only when its last rank is.  Rank 0
+ * prints the median and the median absolute deviation of those times, with
+ * the messages and bytes each rank sent per call (ravel's own accounting,
+ * for checking against the cost model), and appends them to --csv.
+ *
+ * --verify computes MPI_Alltoallv's result once per N, checks it against the
+ * values the senders wrote (an oracle independent of every backend), and
+ * then compares every call's result with it byte for byte.  A failure on any
+ * rank makes every rank exit with status 1.
+ *
+ * The same source builds with smpicc for SimGrid SMPI (see bench/README.md):
+ * there MPI_Wtime is the simulated clock, and timing runs share their
+ * payload buffers between simulated ranks (see a2a_exchange.h). */
+#include "a2a_config.h"
+#include "a2a_exchange.h"
+#include "a2a_report.h"
+#include "a2a_stats.h"
+
+#include <ravel/comm.h>
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ERRLEN = 1024 };
+
+/* Every rank learns whether any rank failed; the lowest failing rank prints
+ * its message.  Returns 1 when some rank failed. */
+static int any_failed(int failed, const char *err, MPI_Comm comm)
+{
+    int P, me, first;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    int mine = failed ? me : P;
+    if (ravel_comm_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) !=
+        MPI_SUCCESS)
+        return 1;
+    if (first < P && first == me)
+        fprintf(stderr, "ravel-a2a: %s\n", err);
+    return first < P;
+}
+
+typedef struct {
+    double *times, *scratch; /* iters each */
+    uint64_t totals[3];      /* messages, bytes, metadata messages */
+    int wrong;               /* some call's result differed from vendor's */
+} timing;
+
+static int timed_calls(ravel_alltoallv_fn fn, const a2a_exchange *x,
+                       const a2a_config *cfg, MPI_Comm comm, timing *t)
+{
+    memset(t->totals, 0, sizeof t->totals);
+    t->wrong = 0;
+    for (uint64_t it = 0; it < cfg->warmup + cfg->iters; it++) {
+        if (cfg->verify)
+            memset(x->recvbuf, 0xa5, x->recv_bytes);
+        int err = ravel_comm_barrier(comm);
+        if (err != MPI_SUCCESS)
+            return err;
+        ravel_comm_stats_reset();
+        double start = MPI_Wtime();
+        err = fn(x->sendbuf, x->sendcounts, x->sdispls, cfg->type, x->recvbuf,
+                 x->recvcounts, x->rdispls, cfg->type, comm);
+        double elapsed = MPI_Wtime() - start;
+        ravel_comm_stats s = ravel_comm_stats_get();
+        if (err != MPI_SUCCESS)
+            return err;
+        if (it >= cfg->warmup) {
+            t->times[it - cfg->warmup] = elapsed;
+            t->totals[0] += s.messages;
+            t->totals[1] += s.bytes;
+            t->totals[2] += s.metadata_messages;
+        }
+        if (cfg->verify &&
+            memcmp(x->recvbuf, x->reference, x->recv_bytes) != 0)
+            t->wrong = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Reduces the per-rank measurements of one backend into r (on every rank). */
+static int summarise(const a2a_exchange *x, const a2a_config *cfg,
+                     MPI_Comm comm, timing *t, a2a_result *r)
+{
+    int n = (int)cfg->iters, err;
+    uint64_t sums[4], maxes[3], mine[4] = {t->totals[0], t->totals[1],
+                                           t->totals[2], 0};
+    mine[3] = a2a_exchange_offrank_bytes(x, cfg);
+    err = ravel_comm_allreduce(MPI_IN_PLACE, t->times, n, MPI_DOUBLE, MPI_MAX,
+                               comm);
+    if (err == MPI_SUCCESS)
+        err = ravel_comm_allreduce(mine, sums, 4, MPI_UINT64_T, MPI_SUM,
+                                   comm);
+    if (err == MPI_SUCCESS)
+        err = ravel_comm_allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX,
+                                   comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    double calls = (double)cfg->iters, ranks = (double)x->P;
+    r->median_us = 1e6 * a2a_median(t->times, cfg->iters);
+    r->min_us = 1e6 * t->times[0];
+    r->max_us = 1e6 * t->times[cfg->iters - 1];
+    r->mad_us = 1e6 * a2a_mad(t->times, t->scratch, cfg->iters);
+    r->messages_mean = (double)sums[0] / calls / ranks;
+    r->bytes_mean = (double)sums[1] / calls / ranks;
+    r->metadata_messages_mean = (double)sums[2] / calls / ranks;
+    r->data_bytes_mean = (double)sums[3] / ranks;
+    r->messages_max = (double)maxes[0] / calls;
+    r->bytes_max = (double)maxes[1] / calls;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Alltoallv's result, checked against the senders' values. */
+static int make_reference(const a2a_exchange *x, const a2a_config *cfg,
+                          MPI_Comm comm, char *err, size_t errlen)
+{
+    int failed = 0, code = MPI_Alltoallv(
+                        x->sendbuf, x->sendcounts, x->sdispls, cfg->type,
+                        x->reference, x->recvcounts, x->rdispls, cfg->type,
+                        comm);
+    int wrong = code == MPI_SUCCESS
+                    ? a2a_exchange_first_wrong_block(x, cfg, x->reference)
+                    : -1;
+    if (code != MPI_SUCCESS || wrong >= 0) {
+        snprintf(err, errlen,
+                 "rank %d: MPI_Alltoallv (the reference) %s at N=%llu "
+                 "elements (block from rank %d)",
+                 x->me, code != MPI_SUCCESS ? "failed" : "delivered wrong data",
+                 (unsigned long long)x->max_elems, wrong);
+        failed = 1;
+    }
+    return any_failed(failed, err, comm);
+}
+
+/* Times every backend at one N; returns 0, or 1 when something failed. */
+static int run_size(const a2a_config *cfg, uint64_t n_bytes,
+                    uint64_t max_elems, int shared, FILE *csv, MPI_Comm comm,
+                    timing *t)
+{
+    int P, me, status = 0;
+    char err[ERRLEN] = "";
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    a2a_exchange x;
+    int failed = a2a_exchange_build(&x, cfg, max_elems, P, me, shared, err,
+                                    sizeof err) != 0;
+    if (any_failed(failed, err, comm))
+        return 1;
+    if (cfg->verify && make_reference(&x, cfg, comm, err, sizeof err)) {
+        status = 1;
+        goto fn_exit;
+    }
+    for (size_t b = 0; b < cfg->nbackends; b++) {
+        a2a_result r = {.backend = cfg->backends[b], .n_bytes = n_bytes};
+        int code = timed_calls(ravel_alltoallv_lookup(cfg->backends[b]), &x,
+                               cfg, comm, t);
+        if (code == MPI_SUCCESS)
+            code = summarise(&x, cfg, comm, t, &r);
+        if (code != MPI_SUCCESS) {
+            /* With MPI_ERRORS_RETURN set by a caller; fatal by default. */
+            if (me == 0)
+                fprintf(stderr, "ravel-a2a: %s failed at N=%llu: code %d\n",
+                        cfg->backends[b], (unsigned long long)n_bytes, code);
+            status = 1;
+            goto fn_exit;
+        }
+        snprintf(err, sizeof err,
+                 "rank %d: %s's result differs from MPI_Alltoallv's at "
+                 "N=%llu bytes",
+                 me, cfg->backends[b], (unsigned long long)n_bytes);
+        if (cfg->verify && any_failed(t->wrong, err, comm))
+            status = 1; /* go on: the other backends may be right */
+        if (me == 0) {
+            a2a_report_row(stdout, &r);
+            if (csv)
+                a2a_report_csv_row(csv, cfg, P, &r);
+        }
+    }
+fn_exit:
+    a2a_exchange_free(&x);
+    return status;
+}
+
+static int run(int argc, char **argv, MPI_Comm comm)
+{
+    int P, me, status = 1;
+    char err[ERRLEN] = "";
+    FILE *csv = NULL;
+    timing t = {0};
+    a2a_config cfg;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    if (a2a_config_parse(argc, argv, &cfg, err, sizeof err)) {
+        if (me == 0)
+            fprintf(stderr, "ravel-a2a: %s\n", err);
+        return 1; /* every rank parsed the same argv */
+    }
+    if (cfg.help) {
+        if (me == 0)
+            a2a_config_print_help(stdout);
+        return 0;
+    }
+    int failed = a2a_dist_load(&cfg.dist, P, err, sizeof err) != 0;
+    if (!failed && me == 0 && cfg.csv_path) {
+        csv = a2a_report_csv_open(cfg.csv_path);
+        if (!csv) {
+            snprintf(err, sizeof err, "--csv=%s: cannot open: %s",
+                     cfg.csv_path, strerror(errno));
+            failed = 1;
+        }
+    }
+    if (!failed) {
+        t.times = malloc(cfg.iters * sizeof *t.times);
+        t.scratch = malloc(cfg.iters * sizeof *t.scratch);
+        if (!t.times || !t.scratch) {
+            snprintf(err, sizeof err, "rank %d: out of memory for %llu times",
+                     me, (unsigned long long)cfg.iters);
+            failed = 1;
+        }
+    }
+    if (any_failed(failed, err, comm))
+        goto fn_exit;
+    int shared = !cfg.verify && a2a_exchange_can_share();
+    if (me == 0)
+        a2a_report_header(stdout, &cfg, P, shared);
+    status = 0;
+    if (cfg.dist.kind == A2A_DIST_FILE) {
+        /* The matrix fixes the sizes: one pass, labelled by its largest
+         * block in bytes. */
+        uint64_t max = a2a_dist_matrix_max(&cfg.dist);
+        status = run_size(&cfg, max * cfg.elem_size, max, shared, csv, comm,
+                          &t);
+    } else {
+        for (size_t i = 0; i < cfg.nsizes; i++)
+            status |= run_size(&cfg, cfg.sizes[i],
+                               cfg.sizes[i] / cfg.elem_size, shared, csv,
+                               comm, &t);
+    }
+fn_exit:
+    if (csv)
+        fclose(csv);
+    free(t.times);
+    free(t.scratch);
+    a2a_dist_free(&cfg.dist);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int status = run(argc, argv, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}

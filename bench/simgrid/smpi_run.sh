@@ -1,0 +1,66 @@
+#!/bin/sh
+# smpi_run.sh: one ravel-a2a run under SimGrid SMPI, with the settings that
+# make simulated times reproducible and fit 4096 ranks in memory.
+#
+# usage: smpi_run.sh PROGRAM PLATFORM(flat|theta) P OS_US [ravel-a2a options]
+#
+#   PROGRAM   ravel-a2a built with -DRAVEL_SIMGRID=ON
+#   PLATFORM  flat: one rank per host (flat.xml); theta: 64 ranks per node
+#             sharing its NIC (theta.xml)
+#   OS_US     per-message software overhead in microseconds: smpi/os and
+#             smpi/or (blocking send/receive) are OS_US, smpi/ois (the
+#             sender's cost of MPI_Isend) is OS_US too -- every backend posts
+#             nonblocking sends, so ois is the one that matters for them.
+#
+# Settings, and what they leave out:
+#   smpi/simulate-computation:no   the CPU time between MPI calls (copies,
+#       packing, the Bruck rotations, the benchmark's own loops) is not
+#       simulated: simulated time is network + smpi/os/or/ois only.  This is
+#       what makes runs reproducible (the host machine's speed and load do
+#       not enter) and what makes local copy work free in the simulation.
+#   smpi/bw-factor:0:1, smpi/lat-factor:0:1   SMPI's default network model
+#       multiplies latency by 1.6-11.6 and bandwidth by 0.34-1.09 depending
+#       on message size (factors calibrated on one Ethernet cluster); set to
+#       1 so that the platform files' latency and bandwidth are what a
+#       message sees.
+#   smpi/coll-selector:mpich        MPI collectives (the barrier, the
+#       max-reductions, MPI_Alltoall in padded-alltoall, MPI_Alltoallv of
+#       vendor) use MPICH's algorithm choices, as Cray MPICH on Theta does.
+#   smpi/auto-shared-malloc-thresh  (timing runs only, i.e. without
+#       --verify) every malloc of 64 KiB or more is shared by all simulated
+#       ranks: the backends' staging buffers do not grow with P^2.  Data is
+#       garbage then; a --verify run keeps private memory.
+#   RAVEL_WAIT=block                ravel waits in MPI_Waitall.  Its default
+#       (auto) sees 64 ranks on a 2-core host and polls MPI_Testall, whose
+#       every call SMPI charges simulated time: times become meaningless.
+set -eu
+if [ $# -lt 4 ]; then
+    sed -n '4,14p' "$0" >&2
+    exit 2
+fi
+program=$1 platform=$2 P=$3 os_us=$4
+shift 4
+here=$(cd "$(dirname "$0")" && pwd)
+hostfile=$(mktemp "${TMPDIR:-/tmp}/ravel-smpi-hosts.XXXXXX")
+trap 'rm -f "$hostfile"' EXIT
+case $platform in
+flat)  i=0; while [ $i -lt "$P" ]; do echo "node-$i"; i=$((i + 1)); done ;;
+theta) i=0; while [ $((i * 64)) -lt "$P" ]; do echo "node-$i:64"; i=$((i + 1)); done ;;
+*) echo "smpi_run.sh: platform '$platform' is not flat or theta" >&2; exit 2 ;;
+esac >"$hostfile"
+os=$(awk -v u="$os_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
+shared=--cfg=smpi/auto-shared-malloc-thresh:65536
+for arg in "$@"; do
+    [ "$arg" = --verify ] && shared=
+done
+RAVEL_WAIT=block exec smpirun -np "$P" -platform "$here/$platform.xml" \
+    -hostfile "$hostfile" \
+    --cfg=smpi/simulate-computation:no \
+    --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
+    --cfg=smpi/host-speed:1Gf \
+    --cfg=smpi/coll-selector:mpich \
+    --cfg=smpi/os:0:"$os" --cfg=smpi/or:0:"$os" --cfg=smpi/ois:0:"$os" \
+    --cfg=contexts/stack-size:256 \
+    $shared \
+    --log=root.thres:critical \
+    "$program" "$@"
