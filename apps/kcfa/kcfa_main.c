@@ -14,6 +14,7 @@
 
 #include <ravel/comm.h>
 #include <ravel/error.h>
+#include <ravel/json.h>
 #include <ravel/log.h>
 #include <ravel/memory.h>
 #include <ravel/options.h>
@@ -64,8 +65,10 @@ static void print_summary(const kcfa_options *o, const char *source,
     if (rank != 0)
         return;
     if (o->json) {
-        printf("{\"program\": \"%s\", \"k\": %u, \"ranks\": %d, \"comm\": "
-               "\"%s\"", source, a->k, P, o->comm);
+        printf("{\"program\": ");
+        ravel_json_string(stdout, source);
+        printf(", \"k\": %u, \"ranks\": %d, \"comm\": ", a->k, P);
+        ravel_json_string(stdout, o->comm);
         for (int i = 0; i < KCFA_OUTPUTS; i++)
             printf(", \"%s\": %" PRIu64, kcfa_output_names[i], sizes[i]);
         printf(", \"facts\": %" PRIu64 ", \"iterations\": %zu, \"seconds\": "

@@ -2,24 +2,10 @@
 #include "summary.h"
 
 #include <ravel/comm.h>
+#include <ravel/json.h>
 #include <ravel/memory.h>
 
 #include <inttypes.h>
-
-static void print_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 static void print_text(const tc_summary *s, uint64_t peak_max,
                        uint64_t peak_sum, FILE *out)
@@ -52,7 +38,7 @@ static void print_json(const tc_summary *s, uint64_t peak_max,
 {
     const tc_closure *c = s->closure;
     fprintf(out, "{\"graph\": ");
-    print_json_string(out, s->graph_name);
+    ravel_json_string(out, s->graph_name);
     fprintf(out, ", \"format\": \"%s\", \"vertices\": %" PRIu64
                  ", \"edges_read\": %" PRIu64 ", \"closure_size\": %" PRIu64
                  ", \"iterations\": %" PRIu64
@@ -65,7 +51,7 @@ static void print_json(const tc_summary *s, uint64_t peak_max,
             s->graph->entries_read, c->closure_size, c->iterations,
             c->productive_iterations, s->read_seconds, c->seconds,
             c->comm_seconds, c->compute_seconds, peak_max, peak_sum);
-    print_json_string(out, s->comm_backend);
+    ravel_json_string(out, s->comm_backend);
     fprintf(out, ", \"ranks\": %d}\n", s->ranks);
 }
 

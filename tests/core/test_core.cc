@@ -1,0 +1,134 @@
+// core: strict option parsing, JSON strings, the placement hash, checked
+// size arithmetic.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <xxhash.h>
+
+#include "ravel/hash.h"
+#include "ravel/json.h"
+#include "ravel/memory.h"
+#include "ravel/options.h"
+
+namespace {
+
+struct Parsed {
+    int rc = 0, npos = 0;
+    std::string err;
+    std::vector<std::string> positional;
+};
+
+struct Targets {
+    int flag = 0, count = 7;
+    uint64_t big = 0;
+    double ratio = 0;
+    const char *name = "default";
+};
+
+Parsed parse(std::vector<std::string> args, Targets &t)
+{
+    const ravel_option options[] = {
+        {"flag", RAVEL_OPT_FLAG, &t.flag, nullptr, "a flag"},
+        {"count", RAVEL_OPT_INT, &t.count, "N", "an int"},
+        {"big", RAVEL_OPT_U64, &t.big, "N", "a u64"},
+        {"ratio", RAVEL_OPT_DOUBLE, &t.ratio, "X", "a double"},
+        {"name", RAVEL_OPT_STRING, &t.name, "S", "a string"},
+    };
+    args.insert(args.begin(), "prog");
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    Parsed p;
+    char err[256] = "";
+    p.rc = ravel_options_parse((int)argv.size(), argv.data(), options, 5,
+                               &p.npos, err, sizeof err);
+    p.err = err;
+    for (int i = 0; p.rc == 0 && i < p.npos; i++)
+        p.positional.push_back(argv[1 + i]);
+    return p;
+}
+
+} // namespace
+
+TEST(Options, ParsesBothFormsAndKeepsPositionalsInOrder)
+{
+    Targets t;
+    Parsed p = parse({"a", "--count=3", "b", "--big", "18446744073709551615",
+                      "--flag", "--ratio=0.5", "--name", "x y", "--", "--c"},
+                     t);
+    ASSERT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(t.count, 3);
+    EXPECT_EQ(t.big, UINT64_MAX);
+    EXPECT_EQ(t.flag, 1);
+    EXPECT_EQ(t.ratio, 0.5);
+    EXPECT_STREQ(t.name, "x y");
+    EXPECT_EQ(p.positional, (std::vector<std::string>{"a", "b", "--c"}));
+}
+
+TEST(Options, RefusesWhatWouldBeTruncatedOrWrapped)
+{
+    const char *bad[][2] = {
+        {"--count=1e3", "'1e3' is not a whole number"},
+        {"--count=99999999999", "is not a whole number"},
+        {"--count=", "'' is not a whole number"},
+        {"--big=-1", "'-1' is not a non-negative whole number"},
+        {"--big=18446744073709551616", "is not a non-negative whole number"},
+        {"--big= 5", "is not a non-negative"},
+        {"--ratio=inf", "'inf' is not a finite number"},
+        {"--ratio=1.5x", "is not a finite number"},
+        {"--flag=1", "takes no value"},
+        {"--nope", "unknown option '--nope'"},
+        {"-x", "unknown option '-x'"},
+    };
+    for (auto &c : bad) {
+        Targets t;
+        Parsed p = parse({c[0]}, t);
+        EXPECT_EQ(p.rc, -1) << c[0];
+        EXPECT_NE(p.err.find(c[1]), std::string::npos) << c[0] << ": " << p.err;
+    }
+    Targets t;
+    Parsed p = parse({"--count"}, t);
+    EXPECT_EQ(p.rc, -1);
+    EXPECT_NE(p.err.find("needs a value"), std::string::npos) << p.err;
+}
+
+TEST(Json, EscapesQuotesBackslashesAndControls)
+{
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    ravel_json_string(out, "a\"b\\c\nd\x01é");
+    fclose(out);
+    EXPECT_EQ(std::string(buf, len), "\"a\\\"b\\\\c\\u000ad\\u0001é\"");
+    free(buf);
+}
+
+TEST(Hash, IsXxh3OfTheLittleEndianColumnBytes)
+{
+    // xxHash's own published vector: XXH3_64bits of no bytes.
+    EXPECT_EQ(ravel_hash_columns(nullptr, 0, 0), 0x2D06800538D394C2ull);
+    const uint64_t cols[3] = {1, 0x0102030405060708ull, UINT64_MAX};
+    unsigned char bytes[24];
+    for (int c = 0; c < 3; c++)
+        for (int b = 0; b < 8; b++)
+            bytes[8 * c + b] = (unsigned char)(cols[c] >> (8 * b));
+    EXPECT_EQ(ravel_hash_columns(cols, 3, 0), XXH3_64bits(bytes, sizeof bytes));
+    EXPECT_EQ(ravel_hash_columns(cols, 3, 42),
+              XXH3_64bits_withSeed(bytes, sizeof bytes, 42));
+}
+
+TEST(Memory, CheckedArithmeticRefusesOverflow)
+{
+    size_t r = 0;
+    EXPECT_EQ(ravel_mul_size(SIZE_MAX / 2, 2, &r), 0);
+    EXPECT_EQ(ravel_mul_size(SIZE_MAX / 2 + 1, 2, &r), -1);
+    EXPECT_EQ(ravel_add_size(SIZE_MAX, 1, &r), -1);
+    EXPECT_EQ(ravel_add_size(1, 2, &r), 0);
+    EXPECT_EQ(r, 3u);
+    EXPECT_GT(ravel_peak_rss_bytes(), 0u);
+}
