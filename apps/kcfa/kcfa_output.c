@@ -36,10 +36,14 @@ int kcfa_gather_relation(ravel_engine *e, ravel_rel r, int root,
     const uint64_t *local = ravel_relation_local(e, r, &local_n);
     *rows = NULL;
     *n = 0;
-    if (local_n * arity > (size_t)INT_MAX)
-        return ravel_error_set(MPI_ERR_COUNT, "relation %s has %zu tuples on "
-                               "rank %d: too many to gather",
-                               ravel_relation_name(e, r), local_n, rank);
+    /* Every rank must learn of a share too large for MPI's int counts
+     * before anyone enters the gather, or the others would wait forever. */
+    int too_big = local_n * arity > (size_t)INT_MAX, any_too_big = 0;
+    ravel_comm_allreduce(&too_big, &any_too_big, 1, MPI_INT, MPI_MAX, comm);
+    if (any_too_big)
+        return ravel_error_set(MPI_ERR_COUNT, "relation %s: a rank holds more "
+                               "than INT_MAX words of it, too many to gather",
+                               ravel_relation_name(e, r));
     int words = (int)(local_n * arity);
     int *counts = rank == root ? malloc((size_t)P * sizeof(int)) : NULL;
     int *displs = rank == root ? malloc((size_t)P * sizeof(int)) : NULL;
