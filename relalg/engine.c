@@ -87,6 +87,24 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
     return MPI_SUCCESS;
 }
 
+relation *relation_slot(ravel_engine *e)
+{
+    if (e->nrels == e->caprels) {
+        size_t cap = e->caprels ? 2 * e->caprels : 8;
+        relation *grown = realloc(e->rels, cap * sizeof *grown);
+        if (!grown) {
+            ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory", __FILE__,
+                            __LINE__);
+            return NULL;
+        }
+        e->rels = grown;
+        e->caprels = cap;
+    }
+    relation *r = &e->rels[e->nrels];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
 static void relation_free(relation *r)
 {
     tuple_buf_free(&r->full);
@@ -152,19 +170,9 @@ static int relation_add(ravel_engine *e, const char *name, rel_kind kind,
         return -1;
     }
     ravel_error_clear();
-    if (e->nrels == e->caprels) {
-        size_t cap = e->caprels ? 2 * e->caprels : 8;
-        relation *r = realloc(e->rels, cap * sizeof *r);
-        if (!r) {
-            ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory", __FILE__,
-                            __LINE__);
-            return -1;
-        }
-        e->rels = r;
-        e->caprels = cap;
-    }
-    relation *r = &e->rels[e->nrels];
-    memset(r, 0, sizeof *r);
+    relation *r = relation_slot(e);
+    if (!r)
+        return -1;
     strcpy(r->name, name);
     r->kind = kind;
     r->arity = arity;

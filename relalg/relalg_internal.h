@@ -152,6 +152,13 @@ struct ravel_engine {
     size_t outbox_slots;
 };
 
+/* ---- the relation table (engine.c) -------------------------------------- */
+
+/* A zeroed slot for the next relation, e->rels[e->nrels], growing the table
+ * when it is full; the caller fills it and then counts it (e->nrels++).
+ * NULL, with the message set, when memory runs out. */
+relation *relation_slot(ravel_engine *e);
+
 /* ---- placement (placement.c) -------------------------------------------- */
 
 uint64_t placement_bucket(const ravel_engine *e, const relation *r,

@@ -57,17 +57,10 @@ static int replica_for(ravel_engine *e, ravel_rel left, ravel_rel right)
     }
     /* Replicas are named "#<right>" (cut to fit), hidden from lookups by the
      * '#', which declared names may not start with. */
-    if (e->nrels == e->caprels) {
-        size_t cap = e->caprels ? 2 * e->caprels : 8;
-        relation *r = realloc(e->rels, cap * sizeof *r);
-        if (!r)
-            return -1;
-        e->rels = r;
-        e->caprels = cap;
-    }
-    relation *src = &e->rels[right];
-    relation *r = &e->rels[e->nrels];
-    memset(r, 0, sizeof *r);
+    relation *r = relation_slot(e); /* may move e->rels: index after it */
+    if (!r)
+        return -1;
+    const relation *src = &e->rels[right];
     r->name[0] = '#';
     size_t len = strlen(src->name);
     if (len > sizeof r->name - 2)
