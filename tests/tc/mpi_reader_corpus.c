@@ -310,11 +310,5 @@ int main(int argc, char **argv)
         }
         remove(dir);
     }
-    int failures = 0;
-    MPI_Allreduce(&tc_failures, &failures, 1, MPI_INT, MPI_SUM,
-                  MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s: %d failure(s)\n", argv[0], failures);
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    return tc_test_finish(argv[0]);
 }

@@ -1,5 +1,6 @@
-/* tc_test_util.h: helpers the apps/tc MPI tests share: a failure counter,
- * writing a test file, and gathering a distributed edge list on rank 0. */
+/* tc_test_util.h: helpers the apps/tc MPI tests share: a failure counter and
+ * the end of a test, writing a test file, and gathering a distributed edge
+ * list on rank 0. */
 #ifndef RAVEL_TC_TEST_UTIL_H
 #define RAVEL_TC_TEST_UTIL_H
 
@@ -22,6 +23,20 @@ static int tc_failures;
             fputc('\n', stderr);                                              \
         }                                                                     \
     } while (0)
+
+/* Ends a test program: sums the failures of every rank, reports them once
+ * ("<what>: N failure(s)"), finalizes MPI and gives the exit status. */
+static inline int tc_test_finish(const char *what)
+{
+    int rank, failures = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&tc_failures, &failures, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: %d failure(s)\n", what, failures);
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
 
 static inline void tc_write_file(const char *path, const char *content, size_t n)
 {
