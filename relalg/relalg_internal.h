@@ -30,8 +30,8 @@ void tuple_buf_free(tuple_buf *b);
 /* Releases spare capacity (memory matters more than the realloc). */
 void tuple_buf_shrink(tuple_buf *b, unsigned arity);
 
-/* Sorts n tuples lexicographically (radix or quicksort) then drops
- * duplicates; returns the new count, or (size_t)-1 when out of memory. */
+/* Sorts n tuples lexicographically in place (radix or quicksort, no
+ * allocation) then drops duplicates; returns the new count. */
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
 
 /* Lexicographic comparison of the first `words` columns: -1, 0 or 1.

@@ -33,29 +33,23 @@ void storage_count_buckets(const ravel_engine *e, relation *r,
     }
 }
 
-/* Sorts and deduplicates b, then drops what full holds; returns MPI code. */
-static int reduce_to_new(relation *r, tuple_buf *b)
+/* Sorts and deduplicates b, then drops what full holds. */
+static void reduce_to_new(relation *r, tuple_buf *b)
 {
     size_t n = tuples_sort_unique(b->data, b->n, r->arity);
-    if (n == (size_t)-1)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory sorting "
-                               "%zu tuples of %s", __FILE__, __LINE__, b->n,
-                               r->name);
     b->n = tuples_difference(b->data, n, r->full.data, r->full.n, r->arity);
     tuple_buf_shrink(b, r->arity);
-    return MPI_SUCCESS;
 }
 
 int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 {
-    int err = reduce_to_new(r, &r->incoming);
-    if (err != MPI_SUCCESS)
-        return err;
+    reduce_to_new(r, &r->incoming);
     tuple_buf_free(&r->delta);
     r->delta = r->incoming;
     memset(&r->incoming, 0, sizeof r->incoming);
     r->delta_is_full = 0;
-    err = tuples_merge_into(&r->full, r->arity, r->delta.data, r->delta.n);
+    int err = tuples_merge_into(&r->full, r->arity, r->delta.data,
+                                r->delta.n);
     if (err != MPI_SUCCESS)
         return err;
     storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
@@ -66,9 +60,8 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 int storage_install(ravel_engine *e, relation *r, int to_delta)
 {
     tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
-    int err = reduce_to_new(r, b);
-    if (err != MPI_SUCCESS)
-        return err;
+    int err = MPI_SUCCESS;
+    reduce_to_new(r, b);
     if (to_delta && !r->delta_is_full) {
         /* Moved delta tuples were in delta where they came from. */
         err = tuples_merge_into(&r->delta, r->arity, b->data, b->n);

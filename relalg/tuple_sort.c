@@ -1,12 +1,13 @@
-/* Sorting and deduplicating flat arrays of fixed-width tuples.
+/* Sorting and deduplicating flat arrays of fixed-width tuples, in place.
  *
  * Tuples are `arity` uint64_t words, ordered lexicographically.  Bulk
  * deduplication by sorting is the engine's main local cost, so the sort is
- * an LSD radix sort on bytes that skips every byte position in which all
+ * an MSD radix sort on bytes that skips every byte position in which all
  * tuples agree: graph identifiers rarely use more than 2 or 3 of the 8 bytes
- * of a column, so a 2-column tuple is sorted in 4 to 6 passes.  When too many
- * byte positions vary (wide tuples of large values) an in-place quicksort is
- * cheaper and needs no second buffer. */
+ * of a column, so a 2-column tuple is sorted on 4 to 6 byte positions.  When
+ * too many byte positions vary (wide tuples of large values) a quicksort is
+ * cheaper.  Memory beyond the tuples is a fixed 1 MiB scratch buffer, and
+ * sorting cannot fail: without the buffer it is only slower. */
 #include "relalg_internal.h"
 
 #include <stdlib.h>
@@ -15,6 +16,9 @@
 /* Radix passes beyond which the quicksort wins (each pass moves every
  * tuple; quicksort costs about log2(n) comparisons per tuple). */
 #define RADIX_MAX_PASSES 12
+/* Ranges of at most this many words are finished by an LSD radix sort
+ * through a scratch buffer of that size (1 MiB: about L2). */
+#define SCRATCH_WORDS ((size_t)1 << 17)
 /* Below this many tuples, insertion sort. */
 #define SMALL_SORT 24
 
@@ -83,36 +87,32 @@ static void quick_sort(uint64_t *t, size_t n, unsigned arity)
     insertion_sort(t, n, arity);
 }
 
-/* LSD radix sort on the byte positions listed in pass[] (least significant
- * first), ping-ponging between t and tmp.  Returns 0, or -1 without memory. */
-static int radix_sort(uint64_t *t, size_t n, unsigned arity,
-                      const unsigned *pass, unsigned npass, size_t (*hist)[256])
+static inline unsigned tuple_digit(const uint64_t *s, unsigned pos)
 {
-    uint64_t *tmp = malloc(n * arity * sizeof *tmp);
-    if (!tmp)
-        return -1;
-    uint64_t *src = t, *dst = tmp;
-    for (unsigned p = 0; p < npass; p++) {
-        unsigned col = pass[p] / 8, shift = (pass[p] % 8) * 8;
-        size_t offset[256], sum = 0;
+    return (unsigned)((s[pos / 8] >> ((pos % 8) * 8)) & 0xff);
+}
+
+/* LSD radix sort of a range that fits the scratch buffer, on the byte
+ * positions pass[0..npass) (most significant first), ping-ponging between t
+ * and scratch.  A bounded scratch keeps the range in cache and costs a fixed
+ * amount of memory, not a copy of the tuples. */
+static void lsd_sort(uint64_t *t, size_t n, unsigned arity,
+                     const unsigned *pass, unsigned npass, uint64_t *scratch)
+{
+    uint64_t *src = t, *dst = scratch;
+    for (unsigned p = npass; p-- > 0;) {
+        size_t offset[256] = {0}, sum = 0;
+        for (size_t i = 0; i < n; i++)
+            offset[tuple_digit(src + i * arity, pass[p])]++;
         for (unsigned d = 0; d < 256; d++) {
+            size_t c = offset[d];
             offset[d] = sum;
-            sum += hist[pass[p]][d];
+            sum += c;
         }
-        if (arity == 2) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t a = src[2 * i], b = src[2 * i + 1];
-                unsigned d = (unsigned)(((col ? b : a) >> shift) & 0xff);
-                size_t o = offset[d]++;
-                dst[2 * o] = a;
-                dst[2 * o + 1] = b;
-            }
-        } else {
-            for (size_t i = 0; i < n; i++) {
-                const uint64_t *s = src + i * arity;
-                unsigned d = (unsigned)((s[col] >> shift) & 0xff);
-                memcpy(dst + offset[d]++ * arity, s, arity * sizeof *s);
-            }
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t *s = src + i * arity;
+            memcpy(dst + offset[tuple_digit(s, pass[p])]++ * arity, s,
+                   arity * sizeof *s);
         }
         uint64_t *x = src;
         src = dst;
@@ -120,50 +120,103 @@ static int radix_sort(uint64_t *t, size_t n, unsigned arity,
     }
     if (src != t)
         memcpy(t, src, n * arity * sizeof *t);
-    free(tmp);
-    return 0;
 }
 
-/* Sorts; returns 0, or -1 when out of memory (t unchanged or permuted). */
-static int tuples_sort(uint64_t *t, size_t n, unsigned arity)
+/* In-place MSD radix sort ("American flag sort") on the byte positions
+ * pass[0..npass) (most significant first): one counting pass, then every
+ * tuple is moved straight into its digit's range by following cycles, then
+ * each range is sorted on the next position -- by lsd_sort once it fits the
+ * scratch buffer (of scratch_tuples tuples; none when 0).  No second buffer
+ * the size of the input: an iteration's candidates are the engine's largest
+ * transient, and a copy of them was half of its peak memory.  Recursion
+ * depth is at most npass. */
+static void flag_sort(uint64_t *t, size_t n, unsigned arity,
+                      const unsigned *pass, unsigned npass, uint64_t *scratch,
+                      size_t scratch_tuples)
+{
+    if (npass == 0 || n < 2)
+        return;
+    if (n <= SMALL_SORT) {
+        insertion_sort(t, n, arity);
+        return;
+    }
+    if (n <= scratch_tuples) {
+        lsd_sort(t, n, arity, pass, npass, scratch);
+        return;
+    }
+    unsigned pos = pass[0];
+    size_t count[256] = {0}, next[256], end[256], sum = 0;
+    for (size_t i = 0; i < n; i++)
+        count[tuple_digit(t + i * arity, pos)]++;
+    for (unsigned d = 0; d < 256; d++) {
+        next[d] = sum;
+        sum += count[d];
+        end[d] = sum;
+    }
+    uint64_t carry[RAVEL_MAX_ARITY];
+    size_t bytes = arity * sizeof *t;
+    for (unsigned d = 0; d < 256; d++) {
+        while (next[d] < end[d]) {
+            /* Carry the tuple at next[d] to its range, picking up the one
+             * it displaces, until a tuple of digit d comes back. */
+            uint64_t *home = t + next[d] * arity;
+            unsigned x = tuple_digit(home, pos);
+            if (x != d) {
+                memcpy(carry, home, bytes);
+                do {
+                    uint64_t *slot = t + next[x]++ * arity;
+                    unsigned y = tuple_digit(slot, pos);
+                    swap_tuples(carry, slot, arity);
+                    x = y;
+                } while (x != d);
+                memcpy(home, carry, bytes);
+            }
+            next[d]++;
+        }
+    }
+    for (unsigned d = 0; d < 256; d++)
+        if (count[d] > 1)
+            flag_sort(t + (end[d] - count[d]) * arity, count[d], arity,
+                      pass + 1, npass - 1, scratch, scratch_tuples);
+}
+
+static void tuples_sort(uint64_t *t, size_t n, unsigned arity)
 {
     if (n <= SMALL_SORT) {
         insertion_sort(t, n, arity);
-        return 0;
+        return;
     }
-    size_t (*hist)[256] = calloc((size_t)arity * 8, sizeof *hist);
-    if (!hist)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
+    /* The bits in which some tuple differs from the first, per column. */
+    uint64_t varies[RAVEL_MAX_ARITY] = {0};
+    for (size_t i = 1; i < n; i++) {
         const uint64_t *s = t + i * arity;
         for (unsigned c = 0; c < arity; c++)
-            for (unsigned b = 0; b < 8; b++)
-                hist[c * 8 + b][(s[c] >> (8 * b)) & 0xff]++;
+            varies[c] |= s[c] ^ t[c];
     }
     unsigned pass[8 * RAVEL_MAX_ARITY], npass = 0;
-    for (unsigned c = arity; c-- > 0;) {
-        for (unsigned b = 0; b < 8; b++) {
-            unsigned pos = c * 8 + b;
-            uint64_t digit = (t[c] >> (8 * b)) & 0xff;
-            if (hist[pos][digit] != n) /* not all tuples share this byte */
-                pass[npass++] = pos;
-        }
+    for (unsigned c = 0; c < arity; c++)
+        for (unsigned b = 8; b-- > 0;)
+            if ((varies[c] >> (8 * b)) & 0xff)
+                pass[npass++] = c * 8 + b;
+    if (npass <= RADIX_MAX_PASSES) {
+        /* Without the scratch buffer the sort is slower, not wrong. */
+        size_t scratch_tuples = SCRATCH_WORDS / arity;
+        if (scratch_tuples > n)
+            scratch_tuples = n;
+        uint64_t *scratch = malloc(scratch_tuples * arity * sizeof *scratch);
+        flag_sort(t, n, arity, pass, npass, scratch,
+                  scratch ? scratch_tuples : 0);
+        free(scratch);
+    } else {
+        quick_sort(t, n, arity);
     }
-    int rc = 0;
-    if (npass <= RADIX_MAX_PASSES)
-        rc = radix_sort(t, n, arity, pass, npass, hist);
-    if (npass > RADIX_MAX_PASSES || rc != 0)
-        quick_sort(t, n, arity); /* also the fallback without memory */
-    free(hist);
-    return 0;
 }
 
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity)
 {
     if (n == 0)
         return 0;
-    if (tuples_sort(t, n, arity) != 0)
-        return (size_t)-1;
+    tuples_sort(t, n, arity);
     size_t w = 1;
     for (size_t i = 1; i < n; i++) {
         const uint64_t *s = t + i * arity;
