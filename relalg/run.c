@@ -69,6 +69,11 @@ static int iterate(ravel_engine *e, const stratum *s, uint64_t *f)
 {
     double t0 = ravel_now();
     int err = rules_evaluate(e, s);
+    /* The deltas are consumed: promotion replaces them.  Freed now, they
+     * are not held together with the exchange's buffers and the sort. */
+    for (size_t i = 0; i < e->nrels; i++)
+        if (!e->rels[i].delta_is_full)
+            tuple_buf_free(&e->rels[i].delta);
     double t1 = ravel_now();
     exchange_stats st;
     err = exchange_run(e, err, &st);
