@@ -34,9 +34,12 @@ static int in_delta(const relation *r, const uint64_t *t, size_t *di)
 static int emit_population(ravel_engine *e, int d)
 {
     const relation *x = &e->rels[d];
-    const relation *b = &e->rels[x->base];
+    relation *b = &e->rels[x->base];
     uint64_t u[RAVEL_MAX_ARITY];
     size_t di = 0;
+    int unpacked = storage_unpack(b);
+    if (unpacked != MPI_SUCCESS)
+        return unpacked;
     for (size_t i = 0; i < b->full.n; i++) {
         const uint64_t *t = b->full.data + i * b->arity;
         int flag = in_delta(b, t, &di);
@@ -55,7 +58,11 @@ static int emit_moves(ravel_engine *e, int xi, const uint32_t *old_subs)
 {
     relation *x = &e->rels[xi];
     size_t di = 0, w = 0, wd = 0, dj = 0;
-    int err = MPI_SUCCESS;
+    if (memcmp(old_subs, x->subs, e->buckets * sizeof *old_subs) == 0)
+        return MPI_SUCCESS; /* nothing of x moves (nor needs unpacking) */
+    int err = storage_unpack(x);
+    if (err != MPI_SUCCESS)
+        return err;
     for (size_t i = 0; i < x->full.n; i++) {
         const uint64_t *t = x->full.data + i * x->arity;
         int flag = in_delta(x, t, &di);
@@ -96,6 +103,11 @@ static int emit_replica_growth(ravel_engine *e, int ri, const uint32_t *old)
     relation *r = &e->rels[ri];
     const uint32_t *now = e->rels[r->layout].subs;
     size_t di = 0;
+    if (memcmp(old, now, e->buckets * sizeof *old) == 0)
+        return MPI_SUCCESS;
+    int unpacked = storage_unpack(r);
+    if (unpacked != MPI_SUCCESS)
+        return unpacked;
     for (size_t i = 0; i < r->full.n; i++) {
         const uint64_t *t = r->full.data + i * r->arity;
         int flag = in_delta(r, t, &di);

@@ -17,6 +17,7 @@ void ravel_engine_options_init(ravel_engine_options *o)
     o->sub_buckets = 1;
     o->balance_factor = 4.0;
     o->balance_min_tuples = 65536;
+    o->pack_min_tuples = (uint64_t)1 << 20;
 }
 
 int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
@@ -108,6 +109,7 @@ relation *relation_slot(ravel_engine *e)
 static void relation_free(relation *r)
 {
     tuple_buf_free(&r->full);
+    packed_free(&r->packed);
     tuple_buf_free(&r->delta);
     tuple_buf_free(&r->pending);
     tuple_buf_free(&r->incoming);
@@ -274,16 +276,18 @@ int ravel_insert(ravel_engine *e, ravel_rel r, const uint64_t *tuples,
     return tuple_buf_append(&e->rels[r].pending, e->rels[r].arity, tuples, n);
 }
 
-const uint64_t *ravel_relation_local(const ravel_engine *e, ravel_rel r,
-                                     size_t *n)
+int ravel_relation_local(ravel_engine *e, ravel_rel r,
+                         const uint64_t **tuples, size_t *n)
 {
-    *n = e->rels[r].full.n;
-    return e->rels[r].full.data;
+    int err = storage_unpack(&e->rels[r]);
+    *tuples = err == MPI_SUCCESS ? e->rels[r].full.data : NULL;
+    *n = err == MPI_SUCCESS ? e->rels[r].full.n : 0;
+    return err;
 }
 
 int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out)
 {
-    uint64_t local = e->rels[r].full.n;
+    uint64_t local = storage_full_count(&e->rels[r]);
     return ravel_comm_allreduce(&local, out, 1, MPI_UINT64_T, MPI_SUM,
                                 e->comm);
 }

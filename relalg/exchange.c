@@ -71,11 +71,10 @@ static int push_compacting(ravel_engine *e, int target, int rank,
     /* Compacting against a much larger full would probe it at random; from
      * a quarter of its size on, the difference is a near-sequential merge. */
     if (b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
-        b->n >= r->full.n / 4) {
+        b->n >= storage_full_count(r) / 4) {
         size_t n = tuples_sort_unique(b->data, b->n, r->arity);
         if (rank == e->rank)
-            n = tuples_difference(b->data, n, r->full.data, r->full.n,
-                                  r->arity);
+            n = storage_difference(r, b->data, n);
         b->n = n;
         if (b->n > b->cap / 2) {
             int err = tuple_buf_reserve(b, r->arity, b->n);

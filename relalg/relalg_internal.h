@@ -61,6 +61,59 @@ size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
 int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
                       size_t m);
 
+/* ---- packed tuples (packed.c) ------------------------------------------- */
+
+/* A sorted duplicate-free set of tuples, varint-encoded against each
+ * predecessor, in blocks of PACKED_BLOCK whose first tuples are kept whole
+ * for searching.  Read by cursors; never modified, only rebuilt. */
+#define PACKED_BLOCK 128
+
+typedef struct {
+    unsigned char *bytes;         /* the encoded tuples after each head */
+    size_t nbytes, capbytes;
+    uint64_t *heads;              /* nblocks * arity words */
+    size_t capheads;
+    size_t *offsets;              /* where each block's bytes start */
+    size_t capoffsets;
+    size_t nblocks;
+    size_t n;                     /* tuples */
+} packed_tuples;
+
+typedef struct {
+    packed_tuples *p;
+    unsigned arity;
+    uint64_t prev[RAVEL_MAX_ARITY];
+} packed_writer;
+
+typedef struct {
+    const packed_tuples *p;
+    unsigned arity;
+    size_t index;                 /* of cur in the set */
+    int at_end;
+    const unsigned char *pos;
+    uint64_t cur[RAVEL_MAX_ARITY];
+} packed_cursor;
+
+/* Starts an empty set *p written by w; tuples must come in strictly
+ * increasing order. */
+void packed_writer_init(packed_writer *w, packed_tuples *p, unsigned arity);
+int packed_append(packed_writer *w, const uint64_t *t);
+void packed_free(packed_tuples *p);
+/* Puts c on the first tuple of block `block` (at_end past the last). */
+void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,
+                        unsigned arity, size_t block);
+/* Moves c to the next tuple; 0 (and at_end) past the last. */
+int packed_cursor_next(packed_cursor *c);
+/* Removes from sorted unique a[0..na) the tuples in p; returns the count. */
+size_t packed_difference(uint64_t *a, size_t na, const packed_tuples *p,
+                         unsigned arity);
+/* *out = base plus sorted unique add[0..m) (disjoint from base). */
+int packed_merge(packed_tuples *out, const packed_tuples *base,
+                 const uint64_t *add, size_t m, unsigned arity);
+/* *out = the tuples of p, flat, with room for `extra` more. */
+int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,
+                  size_t extra);
+
 /* ---- relations ----------------------------------------------------------- */
 
 typedef enum { REL_DECLARED, REL_INDEX, REL_REPLICA } rel_kind;
@@ -76,7 +129,11 @@ typedef struct {
     int copy_of;                  /* replica: the relation it copies */
     int active;                   /* derived: receives tuples */
     int populated;                /* derived: filled from its base */
-    tuple_buf full;
+    tuple_buf full;               /* flat; when packed.n > 0, only the
+                                     tuples added since the last packing */
+    packed_tuples packed;         /* the rest of full, when packed */
+    int pack_ok;                  /* no rule of the running stratum reads
+                                     full: it may be packed */
     tuple_buf delta;
     int delta_is_full;            /* at a stratum's start delta = full */
     uint32_t *subs;               /* [buckets] sub-bucket counts */
@@ -205,6 +262,12 @@ void storage_count_buckets(const ravel_engine *e, relation *r,
                            const uint64_t *t, size_t n, int sign);
 const uint64_t *storage_version(const relation *r, ravel_version v,
                                 size_t *n);
+/* Tuples of full, packed or not. */
+uint64_t storage_full_count(const relation *r);
+/* Removes from sorted unique t[0..n) what full holds; returns the count. */
+size_t storage_difference(const relation *r, uint64_t *t, size_t n);
+/* Makes full one flat array again (for readers other than the above). */
+int storage_unpack(relation *r);
 
 /* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
 

@@ -64,11 +64,37 @@ int ravel_flush(ravel_engine *e)
     return balance_fill_derived(e, err, 1, &bytes);
 }
 
-/* One iteration's local work and exchange; fills the local record fields. */
-static int iterate(ravel_engine *e, const stratum *s, uint64_t *f)
+/* Rules read full (a FULL body, or any body while delta is full) only flat:
+ * unpacks what they read that way, and lets promotion pack only the
+ * relations whose full no rule of the stratum reads.  Call after every
+ * rules_bind_sources, which may switch a join to a replica. */
+static int prepare_reads(ravel_engine *e, const stratum *s)
+{
+    int err = MPI_SUCCESS;
+    for (size_t i = 0; i < e->nrels; i++)
+        e->rels[i].pack_ok = 1;
+    for (size_t i = 0; i < s->nrules; i++) {
+        const rule *ru = &s->rules[i];
+        for (int b = 0; b < ru->nbody; b++) {
+            relation *r = &e->rels[ru->source[b]];
+            if (ru->body[b].version == RAVEL_FULL)
+                r->pack_ok = 0;
+            if (err == MPI_SUCCESS &&
+                (ru->body[b].version == RAVEL_FULL || r->delta_is_full))
+                err = storage_unpack(r);
+        }
+    }
+    return err;
+}
+
+/* One iteration's local work and exchange; fills the local record fields.
+ * With local_error set, it only takes part in the exchange, which tells
+ * every rank. */
+static int iterate(ravel_engine *e, const stratum *s, int local_error,
+                   uint64_t *f)
 {
     double t0 = ravel_now();
-    int err = rules_evaluate(e, s);
+    int err = local_error != MPI_SUCCESS ? local_error : rules_evaluate(e, s);
     /* The deltas are consumed: promotion replaces them.  Freed now, they
      * are not held together with the exchange's buffers and the sort. */
     for (size_t i = 0; i < e->nrels; i++)
@@ -85,7 +111,7 @@ static int iterate(ravel_engine *e, const stratum *s, uint64_t *f)
         err = storage_promote(e, r, &n);
         if (r->kind == REL_DECLARED) {
             fresh += n;
-            total += r->full.n;
+            total += storage_full_count(r);
         }
     }
     double t3 = ravel_now();
@@ -108,9 +134,10 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
     uint64_t moved = 0;
     int err = balance_fill_derived(e, 0, 0, &moved);
     rules_bind_sources(e, s);
+    int unpacked = prepare_reads(e, s);
     for (uint32_t it = 1; err == MPI_SUCCESS; it++) {
         uint64_t mine[NFIELDS], all[NFIELDS];
-        int local = iterate(e, s, mine);
+        int local = iterate(e, s, unpacked, mine);
         err = ravel_comm_allreduce(mine, all, NFIELDS, MPI_UINT64_T,
                                    e->record_op, e->comm);
         if (err == MPI_SUCCESS && all[F_ERROR])
@@ -125,6 +152,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
         if (all[F_NEW] > 0) {
             err = balance_check(e, &rec.balance_bytes);
             rules_bind_sources(e, s);
+            unpacked = prepare_reads(e, s);
         }
         rec.stratum = index;
         rec.iteration = it;

@@ -4,7 +4,9 @@
  * full and delta are sorted duplicate-free arrays.  Candidates are sorted
  * and deduplicated in bulk, stripped of what full already holds (a galloping
  * merge), and what is left becomes the new delta and is merged into full
- * from the back, so full is never copied. */
+ * from the back, so full is never copied.  A full that no rule reads (in TC,
+ * path: the join reads its delta) is packed to a few bytes per tuple (see
+ * packed.c) as it grows; anything else that must read it unpacks it. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -33,11 +35,63 @@ void storage_count_buckets(const ravel_engine *e, relation *r,
     }
 }
 
+uint64_t storage_full_count(const relation *r)
+{
+    return (uint64_t)r->packed.n + r->full.n;
+}
+
+size_t storage_difference(const relation *r, uint64_t *t, size_t n)
+{
+    n = tuples_difference(t, n, r->full.data, r->full.n, r->arity);
+    return packed_difference(t, n, &r->packed, r->arity);
+}
+
+int storage_unpack(relation *r)
+{
+    if (r->packed.n == 0)
+        return MPI_SUCCESS;
+    tuple_buf flat;
+    int err = packed_unpack(&r->packed, r->arity, &flat, r->full.n);
+    if (err == MPI_SUCCESS) /* room reserved: cannot fail */
+        err = tuples_merge_into(&flat, r->arity, r->full.data, r->full.n);
+    if (err != MPI_SUCCESS) {
+        tuple_buf_free(&flat);
+        return err;
+    }
+    tuple_buf_free(&r->full);
+    r->full = flat;
+    packed_free(&r->packed);
+    return MPI_SUCCESS;
+}
+
+/* Packs full's flat part together with the packed one, when no rule reads
+ * full and the flat part has grown to pack_min_tuples and to 1/PACK_RATIO of
+ * the packed part.  The ratio makes repacking geometric: each tuple is
+ * re-encoded a bounded number of times on average, while the flat part, at
+ * 16 bytes per 2-column tuple against 2 to 4 packed, stays a small share. */
+#define PACK_RATIO 8
+static int maybe_pack(const ravel_engine *e, relation *r)
+{
+    uint64_t min = e->opt.pack_min_tuples;
+    if (!r->pack_ok || r->delta_is_full || min == 0 || r->full.n < min ||
+        r->full.n < r->packed.n / PACK_RATIO)
+        return MPI_SUCCESS;
+    packed_tuples merged;
+    int err = packed_merge(&merged, &r->packed, r->full.data, r->full.n,
+                           r->arity);
+    if (err != MPI_SUCCESS)
+        return err;
+    packed_free(&r->packed);
+    r->packed = merged;
+    tuple_buf_free(&r->full);
+    return MPI_SUCCESS;
+}
+
 /* Sorts and deduplicates b, then drops what full holds. */
 static void reduce_to_new(relation *r, tuple_buf *b)
 {
     size_t n = tuples_sort_unique(b->data, b->n, r->arity);
-    b->n = tuples_difference(b->data, n, r->full.data, r->full.n, r->arity);
+    b->n = storage_difference(r, b->data, n);
     tuple_buf_shrink(b, r->arity);
 }
 
@@ -50,6 +104,8 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
     r->delta_is_full = 0;
     int err = tuples_merge_into(&r->full, r->arity, r->delta.data,
                                 r->delta.n);
+    if (err == MPI_SUCCESS)
+        err = maybe_pack(e, r);
     if (err != MPI_SUCCESS)
         return err;
     storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
@@ -60,7 +116,10 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 int storage_install(ravel_engine *e, relation *r, int to_delta)
 {
     tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
-    int err = MPI_SUCCESS;
+    /* Moves are rare: they merge into a flat full. */
+    int err = storage_unpack(r);
+    if (err != MPI_SUCCESS)
+        return err;
     reduce_to_new(r, b);
     if (to_delta && !r->delta_is_full) {
         /* Moved delta tuples were in delta where they came from. */

@@ -33,14 +33,23 @@ int kcfa_gather_relation(ravel_engine *e, ravel_rel r, int root,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &P);
     size_t arity = ravel_relation_arity(e, r), local_n = 0;
-    const uint64_t *local = ravel_relation_local(e, r, &local_n);
+    const uint64_t *local = NULL;
+    int local_err = ravel_relation_local(e, r, &local, &local_n);
     *rows = NULL;
     *n = 0;
-    /* Every rank must learn of a share too large for MPI's int counts
-     * before anyone enters the gather, or the others would wait forever. */
-    int too_big = local_n * arity > (size_t)INT_MAX, any_too_big = 0;
-    ravel_comm_allreduce(&too_big, &any_too_big, 1, MPI_INT, MPI_MAX, comm);
-    if (any_too_big)
+    /* Every rank must learn of a failure, or of a share too large for MPI's
+     * int counts, before anyone enters the gather, or the others would wait
+     * forever. */
+    int bad[2] = {local_err != MPI_SUCCESS, local_n * arity > (size_t)INT_MAX};
+    int any_bad[2] = {0, 0};
+    ravel_comm_allreduce(bad, any_bad, 2, MPI_INT, MPI_MAX, comm);
+    if (any_bad[0])
+        return local_err != MPI_SUCCESS
+                   ? local_err
+                   : ravel_error_set(MPI_ERR_OTHER, "relation %s: another "
+                                     "rank could not read its share",
+                                     ravel_relation_name(e, r));
+    if (any_bad[1])
         return ravel_error_set(MPI_ERR_COUNT, "relation %s: a rank holds more "
                                "than INT_MAX words of it, too many to gather",
                                ravel_relation_name(e, r));

@@ -106,15 +106,26 @@ static int run(const tc_options *o, const char *graph_path,
     }
     if (o->output) {
         size_t n = 0;
-        const uint64_t *pairs =
-            ravel_relation_local(closure.engine, closure.path, &n);
+        const uint64_t *pairs = NULL;
+        int local = ravel_relation_local(closure.engine, closure.path, &pairs,
+                                         &n);
+        /* All ranks write together, or none does. */
+        int failed = local != MPI_SUCCESS, any_failed = 0;
+        err = ravel_comm_allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX,
+                                   MPI_COMM_WORLD);
+        if (err == MPI_SUCCESS && any_failed)
+            err = local != MPI_SUCCESS
+                      ? local
+                      : ravel_error_set(MPI_ERR_OTHER, "another rank could "
+                                        "not read its share of the closure");
         /* Matrix Market numbers vertices from 1 unless read zero-tolerant. */
         uint64_t offset = graph.format == RAVEL_TC_FORMAT_MATRIX_MARKET &&
                                   read->indices == RAVEL_TC_INDICES_STRICT
                               ? 1
                               : 0;
-        err = tc_write_closure(o->output, mode, pairs, n, offset,
-                               MPI_COMM_WORLD);
+        if (err == MPI_SUCCESS)
+            err = tc_write_closure(o->output, mode, pairs, n, offset,
+                                   MPI_COMM_WORLD);
     }
     tc_summary summary = {graph_path ? graph_path : default_name, o->comm, P,
                           &graph, &closure, read_seconds};

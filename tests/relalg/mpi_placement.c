@@ -60,7 +60,8 @@ static uint64_t *gather_all(ravel_engine *e, ravel_rel r, unsigned arity,
     int P;
     MPI_Comm_size(comm, &P);
     size_t nl;
-    const uint64_t *t = ravel_relation_local(e, r, &nl);
+    const uint64_t *t;
+    CHECK(ravel_relation_local(e, r, &t, &nl));
     int cnt = (int)(nl * arity), *counts = malloc((size_t)P * sizeof(int));
     int *displs = malloc((size_t)P * sizeof(int)), total = 0;
     MPI_Allgather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, comm);
@@ -103,7 +104,8 @@ static void check_unsplit(MPI_Comm comm, const char *label)
     }
     CHECK(ravel_flush(e));
     size_t nl;
-    const uint64_t *t = ravel_relation_local(e, r, &nl);
+    const uint64_t *t;
+    CHECK(ravel_relation_local(e, r, &t, &nl));
     int misplaced = 0;
     for (size_t i = 0; i < nl; i++) {
         uint64_t b = ravel_hash_columns(t + 3 * i, 2, o.seed) % o.buckets;
@@ -182,7 +184,8 @@ static void check_split(int balance)
         expect(ravel_relation_sub_buckets(e, copy, b0) == 1,
                "no split without balancing");
     size_t nl;
-    const uint64_t *t = ravel_relation_local(e, copy, &nl);
+    const uint64_t *t;
+    CHECK(ravel_relation_local(e, copy, &t, &nl));
     int misplaced = 0, has_key0 = 0, ranks_key0 = 0;
     for (size_t i = 0; i < nl; i++) {
         misplaced += ravel_relation_owner(e, copy, t + 2 * i) != rank;

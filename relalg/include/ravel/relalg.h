@@ -81,6 +81,11 @@ typedef struct {
     const char *log_path;     /* per-iteration CSV (rank 0 writes); NULL =
                                  none */
     int quiet;                /* no progress lines on stderr; default 0 */
+    uint64_t pack_min_tuples; /* a relation that no rule of the running
+                                 stratum reads in full is stored packed (a
+                                 few bytes per tuple) once this many of its
+                                 tuples on a rank are not; 0 = never pack;
+                                 default 1048576 */
 } ravel_engine_options;
 
 /* Fills *o with the defaults above. */
@@ -232,11 +237,13 @@ uint64_t ravel_engine_iterations(const ravel_engine *e);
 /* The number of tuples of r over all ranks.  Collective. */
 int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out);
 
-/* This rank's tuples of r: *n tuples of arity words each, sorted and
- * duplicate-free, valid until the next flush, run or free.  Every tuple of r
- * is held by exactly one rank. */
-const uint64_t *ravel_relation_local(const ravel_engine *e, ravel_rel r,
-                                     size_t *n);
+/* This rank's tuples of r: *tuples points to *n tuples of arity words
+ * each, sorted and duplicate-free, valid until the next flush, run or free.
+ * Every tuple of r is held by exactly one rank.  A packed relation is
+ * unpacked for this (16 bytes per 2-column tuple from then on), which can
+ * fail for want of memory: MPI_ERR_NO_MEM, with *n = 0.  Not collective. */
+int ravel_relation_local(ravel_engine *e, ravel_rel r,
+                         const uint64_t **tuples, size_t *n);
 
 /* The rank that owns `tuple` of r under the current placement (an index's
  * tuple in the index's column order). */
