@@ -83,6 +83,11 @@ int packed_append(packed_writer *w, const uint64_t *t)
     packed_tuples *p = w->p;
     unsigned arity = w->arity;
     size_t bytes = arity * sizeof *t;
+    unsigned c = 0;
+    while (p->n > 0 && c < arity && t[c] == w->prev[c])
+        c++;
+    if (p->n > 0 && c == arity)
+        return MPI_SUCCESS; /* a repeat: the set has it already */
     if (p->n % PACKED_BLOCK == 0) {
         size_t b = p->nblocks;
         int err = grow_array((void **)&p->heads, &p->capheads,
@@ -100,9 +105,6 @@ int packed_append(packed_writer *w, const uint64_t *t)
                              p->nbytes + MAX_TUPLE_BYTES(arity), 1);
         if (err != MPI_SUCCESS)
             return err;
-        unsigned c = 0;
-        while (t[c] == w->prev[c])
-            c++; /* c < arity: t follows prev strictly */
         unsigned char *q = p->bytes + p->nbytes;
         q = put_varint(q, c);
         q = put_varint(q, t[c] - w->prev[c]);

@@ -94,8 +94,8 @@ typedef struct {
     uint64_t cur[RAVEL_MAX_ARITY];
 } packed_cursor;
 
-/* Starts an empty set *p written by w; tuples must come in strictly
- * increasing order. */
+/* Starts an empty set *p written by w; tuples must come in increasing
+ * order (a repeat of the last one is dropped). */
 void packed_writer_init(packed_writer *w, packed_tuples *p, unsigned arity);
 int packed_append(packed_writer *w, const uint64_t *t);
 void packed_free(packed_tuples *p);

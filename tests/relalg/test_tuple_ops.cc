@@ -179,4 +179,16 @@ TEST(PackedTuples, RoundTripDifferenceAndMergeMatchStd)
     }
 }
 
+TEST(PackedTuples, ARepeatedTupleIsStoredOnce)
+{
+    packed_tuples p;
+    packed_writer w;
+    packed_writer_init(&w, &p, 2);
+    const uint64_t t[][2] = {{1, 2}, {1, 2}, {1, 3}, {1, 3}, {4, 0}};
+    for (const auto &x : t)
+        ASSERT_EQ(packed_append(&w, x), MPI_SUCCESS);
+    EXPECT_EQ(unpack(&p, 2), (std::vector<uint64_t>{1, 2, 1, 3, 4, 0}));
+    packed_free(&p);
+}
+
 } // namespace
