@@ -7,9 +7,9 @@
 # usage: bench/tc/run_tc_bench.sh [BUILD_DIR] [OUT_DIR]
 #   RANKS=2  MAX_PATHS=100000000  BACKENDS="vendor spread-out ..."
 #   PLOT_GRAPH=p2p-Gnutella04  PLOT_BACKEND=two-phase-bruck
-# Graphs whose published closure exceeds MAX_PATHS are listed as skipped: at
-# ~40 bytes per path in peak memory, the two largest (870-885 million
-# paths) need more than this 24 GiB machine has.
+# Graphs whose published closure exceeds MAX_PATHS are listed as skipped,
+# for time: the two largest (870-885 million paths) take about 7 minutes
+# per backend on one rank (README: "Transitive closure").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build}
