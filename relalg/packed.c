@@ -44,22 +44,10 @@ static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
 
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return MPI_SUCCESS;
-    size_t cap2 = *cap < 64 ? 64 : *cap + *cap / 2, bytes;
-    if (cap2 < need)
-        cap2 = need;
-    if (ravel_mul_size(cap2, elem, &bytes) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: packed relation of "
-                               "%zu units overflows size_t", __FILE__,
-                               __LINE__, cap2);
-    void *d = realloc(*data, bytes);
-    if (!d)
+    if (ravel_grow(data, cap, need, elem) != 0)
         return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory for %zu "
-                               "bytes of a packed relation", __FILE__,
-                               __LINE__, bytes);
-    *data = d;
-    *cap = cap2;
+                               "units of %zu bytes of a packed relation",
+                               __FILE__, __LINE__, need, elem);
     return MPI_SUCCESS;
 }
 

@@ -132,3 +132,36 @@ TEST(Memory, CheckedArithmeticRefusesOverflow)
     EXPECT_EQ(r, 3u);
     EXPECT_GT(ravel_peak_rss_bytes(), 0u);
 }
+
+namespace {
+
+TEST(Grow, GrowsGeometricallyKeepsContentsAndRefusesOverflow)
+{
+    int *data = nullptr;
+    size_t cap = 0;
+    ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, 1,
+                         sizeof *data), 0);
+    EXPECT_EQ(cap, 16u);
+    for (int i = 0; i < 16; i++)
+        data[i] = i;
+    ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, 17,
+                         sizeof *data), 0);
+    EXPECT_EQ(cap, 24u); // half again
+    ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, 100,
+                         sizeof *data), 0);
+    EXPECT_EQ(cap, 100u); // at least what is needed
+    for (int i = 0; i < 16; i++)
+        EXPECT_EQ(data[i], i);
+    size_t before = cap;
+    EXPECT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, 50,
+                         sizeof *data), 0);
+    EXPECT_EQ(cap, before); // no shrinking
+    int *kept = data;
+    EXPECT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap,
+                         SIZE_MAX / 2, sizeof *data), -1);
+    EXPECT_EQ(data, kept);
+    EXPECT_EQ(cap, before);
+    free(data);
+}
+
+} // namespace

@@ -29,6 +29,13 @@ static inline int ravel_add_size(size_t a, size_t b, size_t *out)
     return 0;
 }
 
+/* Makes room for at least `need` elements of `elem` bytes in *data, which
+ * holds *cap: grows by half again (at least to 16), so that appending one
+ * element at a time costs amortised constant time.  Returns 0, or -1 on
+ * size_t overflow or when memory runs out (then *data and *cap are left as
+ * they were). */
+int ravel_grow(void **data, size_t *cap, size_t need, size_t elem);
+
 /* The largest resident set this process has had, in bytes (getrusage). */
 uint64_t ravel_peak_rss_bytes(void);
 
