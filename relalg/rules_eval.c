@@ -8,6 +8,8 @@
  * queued for its owners (emit_tuple). */
 #include "relalg_internal.h"
 
+#include "ravel/error.h"
+
 static inline uint64_t term_value(const ravel_term *t,
                                   const uint64_t *const side[2])
 {
@@ -124,11 +126,30 @@ static int eval_join(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
+/* A rule reads full flat: a packed full here would be read in part.
+ * run.c unpacks what rules read (prepare_reads); this catches a missed
+ * path as an error rather than as missing tuples. */
+static int check_flat(const ravel_engine *e, const rule *ru)
+{
+    for (int b = 0; b < ru->nbody; b++) {
+        const relation *r = &e->rels[ru->source[b]];
+        if ((ru->body[b].version == RAVEL_FULL || r->delta_is_full) &&
+            r->packed.n > 0)
+            return ravel_error_set(MPI_ERR_INTERN, "%s:%d: a rule reads the "
+                                   "full version of %s while it is packed",
+                                   __FILE__, __LINE__, r->name);
+    }
+    return MPI_SUCCESS;
+}
+
 int rules_evaluate(ravel_engine *e, const stratum *s)
 {
     for (size_t i = 0; i < s->nrules; i++) {
         const rule *ru = &s->rules[i];
-        int err = ru->nbody == 1 ? eval_copy(e, ru) : eval_join(e, ru);
+        int err = check_flat(e, ru);
+        if (err != MPI_SUCCESS)
+            return err;
+        err = ru->nbody == 1 ? eval_copy(e, ru) : eval_join(e, ru);
         if (err != MPI_SUCCESS)
             return err;
     }
