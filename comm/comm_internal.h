@@ -14,7 +14,9 @@
 
 /* What ravel caches on a caller's communicator. */
 typedef struct {
-    MPI_Comm comm;        /* private duplicate: internal messages travel here */
+    MPI_Comm comm;        /* private duplicate: internal messages travel
+                             here (the caller's own in the SimGrid build) */
+    int owns_comm;        /* comm is a duplicate to free */
     int rank;
     int size;
     ravel_wait_mode wait; /* how this communicator's exchanges wait */
