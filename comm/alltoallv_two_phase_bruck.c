@@ -55,10 +55,18 @@ static int grow(char **buf, size_t *size, size_t need, const char *what)
     size_t next = *size ? *size : 4096;
     while (next < need)
         next = next > SIZE_MAX / 2 ? need : 2 * next;
-    char *bigger = realloc(*buf, next);
+    /* malloc, copy and free rather than realloc: under SimGrid SMPI a
+     * buffer that began small (private) and grew by realloc stayed private,
+     * and at 2048 simulated ranks and N=2048 these buffers alone took 17 GB;
+     * a fresh large malloc is shared (smpi/auto-shared-malloc-thresh).
+     * Doubling bounds the copying by the final size. */
+    char *bigger = malloc(next);
     if (!bigger)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the %s "
                                "to %zu bytes", what, next);
+    if (*size)
+        memcpy(bigger, *buf, *size);
+    free(*buf);
     *buf = bigger;
     *size = next;
     return MPI_SUCCESS;
