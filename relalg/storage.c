@@ -66,9 +66,10 @@ int storage_unpack(relation *r)
 
 /* Packs full's flat part together with the packed one, when no rule reads
  * full and the flat part has grown to pack_min_tuples and to 1/PACK_RATIO of
- * the packed part.  The ratio makes repacking geometric: each tuple is
- * re-encoded a bounded number of times on average, while the flat part, at
- * 16 bytes per 2-column tuple against 2 to 4 packed, stays a small share. */
+ * the packed part.  The ratio makes repacking geometric: the packed part
+ * grows by 1/8 between repacks, so all repacks together encode about 9
+ * times the final size, while the flat part, at 16 bytes per 2-column tuple
+ * against 2 to 4 packed, stays a small share. */
 #define PACK_RATIO 8
 static int maybe_pack(const ravel_engine *e, relation *r)
 {
