@@ -13,9 +13,9 @@
 # padded-alltoall (MPICH's MPI_Alltoall sends P-1 messages per rank beyond
 # 256-byte blocks) cost O(P^2) host time per call: about 35 s per point at
 # P=512 and 5 minutes at P=1000 on the development machine, so they stop at
-# P=1000 (three N) on the flat model and P=512 on the Theta-like one.  Every
-# smpirun also pays SMPI's O(P^2) communicator creation once (ravel
-# duplicates the communicator): 8 s at P=512.
+# P=1000 (three N) on the flat model and P=512 on the Theta-like one.  (The
+# SimGrid build of ravel does not duplicate the communicator: SMPI's
+# communicator creation alone took over 20 minutes at P=4096.)
 set -eu
 if [ $# -ne 2 ]; then
     sed -n '2,18p' "$0" >&2
