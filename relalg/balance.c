@@ -74,10 +74,7 @@ static int emit_moves(ravel_engine *e, int xi, const uint32_t *old_subs)
             continue;
         }
         if (err == MPI_SUCCESS)
-            err = tuple_buf_push(&e->outbox[(2 * (size_t)xi + (size_t)flag) *
-                                                 (size_t)e->size +
-                                             (size_t)rank],
-                                 x->arity, t);
+            err = tuple_buf_push(outbox_slot(e, xi, flag, rank), x->arity, t);
         if (e->opt.load_balance)
             x->bucket_count[b]--;
     }
@@ -116,8 +113,7 @@ static int emit_replica_growth(ravel_engine *e, int ri, const uint32_t *old)
             continue;
         for (uint32_t j = old[b]; j < now[b]; j++) {
             int err = tuple_buf_push(
-                &e->outbox[(2 * (size_t)ri + (size_t)flag) * (size_t)e->size +
-                           (b + j) % (uint64_t)e->size],
+                outbox_slot(e, ri, flag, (int)((b + j) % (uint64_t)e->size)),
                 r->arity, t);
             if (err != MPI_SUCCESS)
                 return err;

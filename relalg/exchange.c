@@ -89,8 +89,7 @@ int emit_to_target(ravel_engine *e, int target, const uint64_t *t,
                    int in_delta)
 {
     const relation *r = &e->rels[target];
-    tuple_buf *slot = e->outbox + (2 * (size_t)target + (in_delta != 0)) *
-                                      (size_t)e->size;
+    tuple_buf *slot = outbox_slot(e, target, in_delta, 0);
     if (e->size == 1)
         return push_compacting(e, target, 0, slot, t);
     if (r->kind != REL_REPLICA) {

@@ -209,6 +209,16 @@ struct ravel_engine {
     size_t outbox_slots;
 };
 
+/* The outbox buffer of tuples for `target` on `rank` (in_delta: moved
+ * tuples that are in delta). */
+static inline tuple_buf *outbox_slot(ravel_engine *e, int target,
+                                     int in_delta, int rank)
+{
+    return &e->outbox[(2 * (size_t)target + (in_delta != 0)) *
+                          (size_t)e->size +
+                      (size_t)rank];
+}
+
 /* ---- the relation table (engine.c) -------------------------------------- */
 
 /* A zeroed slot for the next relation, e->rels[e->nrels], growing the table
