@@ -156,11 +156,32 @@ static void pack_stream(ravel_engine *e, int dest, uint64_t *out)
 }
 
 /* Hands tuples over to slot's relation: candidates, or moved tuples. */
-static int deliver(ravel_engine *e, size_t slot, const uint64_t *t, size_t n)
+static tuple_buf *slot_incoming(ravel_engine *e, size_t slot)
 {
     relation *r = &e->rels[slot / 2];
-    tuple_buf *into = (slot & 1) ? &r->incoming_delta : &r->incoming;
-    return tuple_buf_append(into, r->arity, t, n);
+    return (slot & 1) ? &r->incoming_delta : &r->incoming;
+}
+
+static int deliver(ravel_engine *e, size_t slot, const uint64_t *t, size_t n)
+{
+    return tuple_buf_append(slot_incoming(e, slot), e->rels[slot / 2].arity,
+                            t, n);
+}
+
+/* Moves the tuples of *from into *into without copying the larger of the
+ * two buffers (their order does not matter: promotion sorts); *from is left
+ * empty, and freed even on failure. */
+static int hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
+{
+    if (from->n > into->n) {
+        tuple_buf x = *into;
+        *into = *from;
+        *from = x;
+    }
+    int err = from->n ? tuple_buf_append(into, arity, from->data, from->n)
+                      : MPI_SUCCESS;
+    tuple_buf_free(from);
+    return err;
 }
 
 /* Checks the streams' segment headers and adds each slot's tuple count to
@@ -192,8 +213,8 @@ static int scan_streams(const ravel_engine *e, const uint64_t *recv,
 /* Hands the received tuples over to their relations.  The slot with the most
  * tuples (in TC, the only one) does not copy them: its segments are moved
  * down to the front of recv, which then becomes that slot's buffer, so the
- * arrivals are never held twice.  The others are appended.  On success
- * *recv is NULL when it was adopted. */
+ * arrivals are never held twice.  The others are appended.  *recv is NULL
+ * when it was adopted. */
 static int unpack_streams(ravel_engine *e, uint64_t **recv,
                           const uint64_t *rlen, const uint64_t *roff)
 {
@@ -223,17 +244,9 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
         }
     }
     if (err == MPI_SUCCESS && count[big] > 0) {
-        relation *r = &e->rels[big / 2];
-        tuple_buf *into = (big & 1) ? &r->incoming_delta : &r->incoming;
         tuple_buf got = {*recv, count[big], count[big]};
-        /* Whatever is already there (moves before the exchange) joins it. */
-        if (into->n)
-            err = tuple_buf_append(&got, r->arity, into->data, into->n);
-        if (err == MPI_SUCCESS) {
-            tuple_buf_free(into);
-            *into = got;
-            *recv = NULL;
-        }
+        *recv = NULL; /* got owns it now */
+        err = hand_over(slot_incoming(e, big), &got, e->rels[big / 2].arity);
     }
     free(count);
     return err;
@@ -246,17 +259,7 @@ static int deliver_self(ravel_engine *e)
         tuple_buf *b = &e->outbox[s * (size_t)e->size + (size_t)e->rank];
         if (!b->n)
             continue;
-        relation *r = &e->rels[s / 2];
-        tuple_buf *into = (s & 1) ? &r->incoming_delta : &r->incoming;
-        int err = MPI_SUCCESS;
-        if (into->n == 0) {
-            tuple_buf x = *into;
-            *into = *b;
-            *b = x;
-        } else {
-            err = tuple_buf_append(into, r->arity, b->data, b->n);
-        }
-        tuple_buf_free(b);
+        int err = hand_over(slot_incoming(e, s), b, e->rels[s / 2].arity);
         if (err != MPI_SUCCESS)
             return err;
     }
