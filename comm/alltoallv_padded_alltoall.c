@@ -35,8 +35,8 @@ static int padded_alltoall_kernel(const comm_exchange *x)
         return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
                                "overflow size_t", P, M);
     /* calloc: padding is sent, and should be defined bytes. */
-    char *staged = calloc(total, 1);
-    char *arrived = malloc(total);
+    char *staged = comm_payload_alloc(total, 1);
+    char *arrived = comm_payload_alloc(total, 0);
     if (!staged || !arrived) {
         err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for 2 x %zu "
                               "bytes of padded blocks", total);
@@ -71,8 +71,8 @@ static int padded_alltoall_kernel(const comm_exchange *x)
                    x->recv_bytes[i]);
     }
 fn_exit:
-    free(staged);
-    free(arrived);
+    comm_payload_free(staged);
+    comm_payload_free(arrived);
     return err;
 }
 

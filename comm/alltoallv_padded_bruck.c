@@ -42,9 +42,10 @@ static int allocate(padded_bruck_buffers *b, int P)
         return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
                                "overflow size_t", P, b->M);
     b->positions = malloc(most * sizeof *b->positions);
-    b->outgoing = calloc(step_bytes, 1); /* padding is sent: define it */
-    b->incoming = malloc(step_bytes);
-    b->in_transit = malloc(transit_bytes);
+    /* padding is sent: define it */
+    b->outgoing = comm_payload_alloc(step_bytes, 1);
+    b->incoming = comm_payload_alloc(step_bytes, 0);
+    b->in_transit = comm_payload_alloc(transit_bytes, 0);
     if (!b->positions || !b->outgoing || !b->incoming || !b->in_transit)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for padded "
                                "Bruck buffers (%zu bytes per step, %zu in "
@@ -122,9 +123,9 @@ static int padded_bruck_kernel(const comm_exchange *x)
             err = unpack_step(x, &b, k, n);
     }
     free(b.positions);
-    free(b.outgoing);
-    free(b.incoming);
-    free(b.in_transit);
+    comm_payload_free(b.outgoing);
+    comm_payload_free(b.incoming);
+    comm_payload_free(b.in_transit);
     return err;
 }
 

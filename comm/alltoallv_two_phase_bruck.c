@@ -55,18 +55,17 @@ static int grow(char **buf, size_t *size, size_t need, const char *what)
     size_t next = *size ? *size : 4096;
     while (next < need)
         next = next > SIZE_MAX / 2 ? need : 2 * next;
-    /* malloc, copy and free rather than realloc: under SimGrid SMPI a
-     * buffer that began small (private) and grew by realloc stayed private,
-     * and at 2048 simulated ranks and N=2048 these buffers alone took 17 GB;
-     * a fresh large malloc is shared (smpi/auto-shared-malloc-thresh).
-     * Doubling bounds the copying by the final size. */
-    char *bigger = malloc(next);
+    /* Allocate, copy and free rather than realloc: under SimGrid SMPI a
+     * timing run backs payload by shared pages (comm_payload_alloc), which
+     * realloc knows nothing of.  Doubling bounds the copying by the final
+     * size. */
+    char *bigger = comm_payload_alloc(next, 0);
     if (!bigger)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the %s "
                                "to %zu bytes", what, next);
     if (*size)
         memcpy(bigger, *buf, *size);
-    free(*buf);
+    comm_payload_free(*buf);
     *buf = bigger;
     *size = next;
     return MPI_SUCCESS;
@@ -113,9 +112,9 @@ static void release(two_phase_state *s)
     free(s->positions);
     free(s->sizes_out);
     free(s->sizes_in);
-    free(s->outgoing);
-    free(s->incoming);
-    free(s->transit.bytes);
+    comm_payload_free(s->outgoing);
+    comm_payload_free(s->incoming);
+    comm_payload_free(s->transit.bytes);
     free(s->transit.slot_offset);
     free(s->transit.slot_len);
     free(s->transit.slot_cap);

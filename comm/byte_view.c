@@ -104,7 +104,7 @@ static int pack_send(const void *sendbuf, const int counts[],
     int err = comm_int_count(total, "the packed send data", &total_int);
     if (err != MPI_SUCCESS)
         return err;
-    *staging = malloc(total ? total : 1);
+    *staging = comm_payload_alloc(total, 0);
     if (!*staging)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory packing %zu "
                                "bytes of send data", total);
@@ -143,7 +143,7 @@ static int stage_recv(const int counts[], MPI_Datatype type,
     int err = comm_int_count(total, "the packed receive data", &total_int);
     if (err != MPI_SUCCESS)
         return err;
-    *staging = malloc(total ? total : 1);
+    *staging = comm_payload_alloc(total, 0);
     if (!*staging)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory staging %zu "
                                "bytes of receive data", total);
@@ -191,7 +191,7 @@ static int copy_in_place(const void *recvbuf, int P, MPI_Aint offsets[], const t
         any = 1;
     }
     size_t span = any ? (size_t)(hi - lo) : 0;
-    *copy = malloc(span ? span : 1);
+    *copy = comm_payload_alloc(span, 0);
     if (!*copy)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory copying %zu "
                                "bytes for MPI_IN_PLACE", span);
@@ -287,9 +287,9 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
 fn_exit:
     free(sizes);
     free(offsets);
-    free(send_staging);
-    free(recv_staging);
-    free(in_place_copy);
+    comm_payload_free(send_staging);
+    comm_payload_free(recv_staging);
+    comm_payload_free(in_place_copy);
     if (err != MPI_SUCCESS)
         return comm_report_error(comm, name, err);
     return MPI_SUCCESS;

@@ -49,6 +49,12 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
                     const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm);
 
+/* Staging buffers for payload (payload_memory.c): malloc, or calloc when
+ * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for
+ * counts, offsets or anything else a backend reads back. */
+void *comm_payload_alloc(size_t bytes, int zeroed);
+void comm_payload_free(void *buf);
+
 /* Reports `code` the way an MPI function does: logs the last error message
  * unless the communicator returns errors, then calls its error handler. */
 int comm_report_error(MPI_Comm user, const char *name, int code);

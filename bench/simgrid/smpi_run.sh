@@ -26,10 +26,16 @@
 #   smpi/coll-selector:mpich        MPI collectives (the barrier, the
 #       max-reductions, MPI_Alltoall in padded-alltoall, MPI_Alltoallv of
 #       vendor) use MPICH's algorithm choices, as Cray MPICH on Theta does.
-#   smpi/auto-shared-malloc-thresh  (timing runs only, i.e. without
-#       --verify) every malloc of 64 KiB or more is shared by all simulated
-#       ranks: the backends' staging buffers do not grow with P^2.  Data is
-#       garbage then; a --verify run keeps private memory.
+#   shared payloads (timing runs only, i.e. without --verify) ravel-a2a
+#       allocates its payloads, and asks ravel to allocate the backends'
+#       staging buffers (ravel_comm_share_payloads), with SMPI_SHARED_MALLOC:
+#       all simulated ranks share their pages (smpi/shared-malloc: global,
+#       SMPI's default), so memory does not grow with P^2.  Data is garbage
+#       then; a --verify run keeps private memory.  Counts, offsets and
+#       schedules are always private.  (SMPI's smpi/auto-shared-malloc-thresh,
+#       sharing every malloc above a size, is not used: at P=4096 a rank's
+#       arrays of P counts reach 64 KiB, and sharing them mixed the ranks'
+#       counts.)
 #   RAVEL_WAIT=block                ravel waits in MPI_Waitall.  Its default
 #       (auto) sees 64 ranks on a 2-core host and polls MPI_Testall, whose
 #       every call SMPI charges simulated time: times become meaningless.
@@ -49,10 +55,6 @@ theta) i=0; while [ $((i * 64)) -lt "$P" ]; do echo "node-$i:64"; i=$((i + 1)); 
 *) echo "smpi_run.sh: platform '$platform' is not flat or theta" >&2; exit 2 ;;
 esac >"$hostfile"
 os=$(awk -v u="$os_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
-shared=--cfg=smpi/auto-shared-malloc-thresh:65536
-for arg in "$@"; do
-    [ "$arg" = --verify ] && shared=
-done
 RAVEL_WAIT=block exec smpirun -np "$P" -platform "$here/$platform.xml" \
     -hostfile "$hostfile" \
     --cfg=smpi/simulate-computation:no \
@@ -61,6 +63,5 @@ RAVEL_WAIT=block exec smpirun -np "$P" -platform "$here/$platform.xml" \
     --cfg=smpi/coll-selector:mpich \
     --cfg=smpi/os:0:"$os" --cfg=smpi/or:0:"$os" --cfg=smpi/ois:0:"$os" \
     --cfg=contexts/stack-size:256 \
-    $shared \
     --log=root.thres:critical \
     "$program" "$@"

@@ -1,6 +1,10 @@
 #!/bin/sh
 # smpi_tiny.sh SOURCE_DIR BUILD_DIR: builds ravel-a2a for SimGrid SMPI and
-# runs it verified on 64 simulated ranks.  Exit 77 (CTest's skip) when
+# runs it verified on 64 simulated ranks, then once more as a timing run,
+# whose payloads (ravel's staging buffers included) share their pages across
+# the simulated ranks.  Sharing may change the data and nothing else: the
+# timing run must report the same simulated times, messages and bytes as the
+# verified run, which kept private memory.  Exit 77 (CTest's skip) when
 # SimGrid is not installed.
 set -eu
 src=$1 build=$2
@@ -10,5 +14,24 @@ if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; 
 fi
 cmake -S "$src" -B "$build" -DRAVEL_SIMGRID=ON -DRAVEL_WERROR=ON >/dev/null
 cmake --build "$build" --target ravel-a2a -j2 >/dev/null
-exec sh "$src/bench/simgrid/smpi_run.sh" "$build/bench/a2a/ravel-a2a" flat 64 0.5 \
-    --verify --N=200 --iters=1 --warmup=0 --dist=power-law:0.99
+verified=$build/smpi_tiny_verified.csv shared=$build/smpi_tiny_shared.csv
+rm -f "$verified" "$shared"
+run() {
+    sh "$src/bench/simgrid/smpi_run.sh" "$build/bench/a2a/ravel-a2a" flat 64 0.5 \
+        --N=200 --iters=1 --warmup=0 --dist=power-law:0.99 "$@"
+}
+run --verify --csv="$verified"
+run --csv="$shared" >"$build/smpi_tiny_shared.out"
+cat "$build/smpi_tiny_shared.out"
+grep -q 'payload=smpi-shared' "$build/smpi_tiny_shared.out" || {
+    echo "FAIL: the timing run did not share its payloads" >&2
+    exit 1
+}
+# Every column but "verified" (the 9th) must agree.
+cut -d, -f1-8,10- "$verified" >"$verified.cut"
+cut -d, -f1-8,10- "$shared" >"$shared.cut"
+if ! diff "$verified.cut" "$shared.cut"; then
+    echo "FAIL: sharing payload pages changed what was sent or its timing" >&2
+    exit 1
+fi
+echo "shared-payload timing run matches the verified run"

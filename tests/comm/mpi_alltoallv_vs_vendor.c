@@ -284,6 +284,13 @@ int main(int argc, char **argv)
     };
     const size_t npairings = sizeof pairings / sizeof pairings[0];
 
+    /* Outside SimGrid SMPI there are no shared pages: asking for them must
+     * be refused, and every exchange below must still deliver real data. */
+    checks++;
+    if (ravel_comm_share_payloads(1) != 0)
+        fail("ravel_comm_share_payloads(1) outside SMPI", "(no backend)",
+             "returned nonzero");
+
     MPI_Comm halves;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, nranks - rank, &halves);
 

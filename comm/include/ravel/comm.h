@@ -107,6 +107,16 @@ int ravel_comm_barrier(MPI_Comm comm);
 void ravel_comm_set_spread_out_throttle(int requests);
 int ravel_comm_spread_out_throttle(void);
 
+/* ---- simulation ------------------------------------------------------- */
+
+/* Under SimGrid SMPI (libravel built with -DRAVEL_SIMGRID=ON), on != 0 backs
+ * the backends' staging buffers by pages that all simulated ranks share, so
+ * that P*N-sized buffers fit in one host process at thousands of ranks; the
+ * data delivered is garbage then, so this is for timing runs only.  Counts,
+ * offsets and schedules stay private.  Change it between exchanges, never
+ * during one.  Returns whether sharing is on: always 0 outside SMPI. */
+int ravel_comm_share_payloads(int on);
+
 /* ---- accounting ------------------------------------------------------- */
 
 /* What this process sent through the backends since the last reset: one
