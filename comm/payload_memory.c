@@ -11,7 +11,6 @@
 #include "comm_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #ifdef SMPI_SHARED_MALLOC
 static int share_payloads;
