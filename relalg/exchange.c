@@ -133,7 +133,7 @@ static uint64_t stream_words(const ravel_engine *e, int dest)
 {
     uint64_t w = 0;
     for (size_t s = 0; s < e->outbox_slots; s++) {
-        const tuple_buf *b = &e->outbox[s * (size_t)e->size + (size_t)dest];
+        const tuple_buf *b = outbox_at(e, s, dest);
         if (b->n)
             w += 2 + (uint64_t)b->n * e->rels[s / 2].arity;
     }
@@ -143,7 +143,7 @@ static uint64_t stream_words(const ravel_engine *e, int dest)
 static void pack_stream(ravel_engine *e, int dest, uint64_t *out)
 {
     for (size_t s = 0; s < e->outbox_slots; s++) {
-        tuple_buf *b = &e->outbox[s * (size_t)e->size + (size_t)dest];
+        tuple_buf *b = outbox_at(e, s, dest);
         if (!b->n)
             continue;
         size_t words = b->n * e->rels[s / 2].arity;
@@ -256,7 +256,7 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
 static int deliver_self(ravel_engine *e)
 {
     for (size_t s = 0; s < e->outbox_slots; s++) {
-        tuple_buf *b = &e->outbox[s * (size_t)e->size + (size_t)e->rank];
+        tuple_buf *b = outbox_at(e, s, e->rank);
         if (!b->n)
             continue;
         int err = hand_over(slot_incoming(e, s), b, e->rels[s / 2].arity);
@@ -363,7 +363,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
      * anyway, and a sorted block costs the same to sort again. */
     for (size_t s = 0; s < e->outbox_slots && !local_error; s++) {
         for (int i = 0; i < P; i++) {
-            tuple_buf *b = &e->outbox[s * (size_t)P + (size_t)i];
+            tuple_buf *b = outbox_at(e, s, i);
             if (i == e->rank || b->n < 2)
                 continue;
             b->n = tuples_sort_unique(b->data, b->n, e->rels[s / 2].arity);

@@ -209,14 +209,19 @@ struct ravel_engine {
     size_t outbox_slots;
 };
 
+/* The outbox buffer of slot (2 * target + in_delta) for `rank`. */
+static inline tuple_buf *outbox_at(const ravel_engine *e, size_t slot,
+                                   int rank)
+{
+    return &e->outbox[slot * (size_t)e->size + (size_t)rank];
+}
+
 /* The outbox buffer of tuples for `target` on `rank` (in_delta: moved
  * tuples that are in delta). */
-static inline tuple_buf *outbox_slot(ravel_engine *e, int target,
+static inline tuple_buf *outbox_slot(const ravel_engine *e, int target,
                                      int in_delta, int rank)
 {
-    return &e->outbox[(2 * (size_t)target + (in_delta != 0)) *
-                          (size_t)e->size +
-                      (size_t)rank];
+    return outbox_at(e, 2 * (size_t)target + (in_delta != 0), rank);
 }
 
 /* ---- the relation table (engine.c) -------------------------------------- */
