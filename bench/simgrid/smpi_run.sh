@@ -36,13 +36,14 @@
 #       sharing every malloc above a size, is not used: at P=4096 a rank's
 #       arrays of P counts reach 64 KiB, and sharing them mixed the ranks'
 #       counts.)
-#   vm.max_map_count  SMPI maps shared payload pages and every rank's copy
-#       of the program separately: about 7 memory maps per simulated rank,
-#       and some 20 more while the largest buffers are live.  Linux's
-#       default limit (65530) is exceeded near P=4096, where SMPI aborts
-#       with "Could not map folded virtual memory"; this script warns when
-#       the limit is below 24 maps per rank (sysctl -w
-#       vm.max_map_count=262144 raises it).
+#   vm.max_map_count  SMPI maps every rank's copy of the program (about 7
+#       memory maps per simulated rank) and every MiB of shared payload
+#       separately.  A timing run's live payload is about 4*P*N bytes per
+#       rank: at P=4096, N=2048 the runs peaked at 164,000 maps, 40 per
+#       rank, where Linux's default limit (65530) made SMPI abort with
+#       "Could not map folded virtual memory".  This script warns when the
+#       estimate P*(8 + 4*P*N/2^20), N the largest --N (default 2048),
+#       exceeds the limit (sysctl -w vm.max_map_count=... raises it).
 #   RAVEL_WAIT=block                ravel waits in MPI_Waitall.  Its default
 #       (auto) sees 64 ranks on a 2-core host and polls MPI_Testall, whose
 #       every call SMPI charges simulated time: times become meaningless.
@@ -61,12 +62,24 @@ flat)  i=0; while [ $i -lt "$P" ]; do echo "node-$i"; i=$((i + 1)); done ;;
 theta) i=0; while [ $((i * 64)) -lt "$P" ]; do echo "node-$i:64"; i=$((i + 1)); done ;;
 *) echo "smpi_run.sh: platform '$platform' is not flat or theta" >&2; exit 2 ;;
 esac >"$hostfile"
-maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
-if [ "$maps" -gt 0 ] && [ "$maps" -lt $((24 * P)) ]; then
-    echo "smpi_run.sh: warning: P=$P may need $((24 * P)) memory maps but" \
-        "vm.max_map_count is $maps; if SMPI aborts with 'Could not map" \
+nmax=0 shares=yes
+for arg in "$@"; do
+    case $arg in
+    --verify) shares=no ;;
+    --N=*) for n in $(echo "${arg#--N=}" | tr ',' ' '); do
+               case $n in *[!0-9]*) ;; *) [ "$n" -gt "$nmax" ] && nmax=$n ;; esac
+           done ;;
+    esac
+done
+[ "$nmax" -gt 0 ] || nmax=2048
+[ $shares = yes ] || nmax=0
+need=$((P * (8 + 4 * P * nmax / 1048576)))
+limit=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+if [ "$limit" -gt 0 ] && [ "$limit" -lt "$need" ]; then
+    echo "smpi_run.sh: warning: P=$P may need about $need memory maps but" \
+        "vm.max_map_count is $limit; if SMPI aborts with 'Could not map" \
         "folded virtual memory', raise it (sysctl -w" \
-        "vm.max_map_count=$((64 * P)))" >&2
+        "vm.max_map_count=$((2 * need)))" >&2
 fi
 os=$(awk -v u="$os_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
 RAVEL_WAIT=block exec smpirun -np "$P" -platform "$here/$platform.xml" \
