@@ -43,9 +43,8 @@ static int padded_alltoall_kernel(const comm_exchange *x)
         goto fn_exit;
     }
     for (int i = 0; i < P; i++)
-        if (x->send_bytes[i])
-            memcpy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
-                   x->send_bytes[i]);
+        comm_copy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
+                  x->send_bytes[i]);
     if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
         err = MPI_Alltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
                            x->ctx->comm);
@@ -66,9 +65,8 @@ static int padded_alltoall_kernel(const comm_exchange *x)
                                   me, x->recv_bytes[i], i);
             goto fn_exit;
         }
-        if (x->recv_bytes[i])
-            memcpy(x->recvbuf + x->recv_offset[i], arrived + (size_t)i * M,
-                   x->recv_bytes[i]);
+        comm_copy(x->recvbuf + x->recv_offset[i], arrived + (size_t)i * M,
+                  x->recv_bytes[i]);
     }
 fn_exit:
     comm_payload_free(staged);

@@ -9,8 +9,8 @@
  * (metadata, 8 bytes per block), then the blocks themselves, back to back.
  * No rotation phases: unmoved blocks are read from the caller's send buffer,
  * blocks on their last hop go straight to the receive buffer, and blocks
- * still in transit live in one monolithic working buffer (one slot per
- * position, reused when the next block that lands there fits).
+ * still in transit live in a working buffer of chunks that never move (one
+ * slot per position, reused when the next block that lands there fits).
  *
  * Cost: 2 ceil(log2 P) messages per rank (latency 2 log P * alpha), carrying
  * the real bytes of every forwarded block (bandwidth ~ (log2 P / 2) times the
@@ -28,13 +28,21 @@
 
 enum { TAG_META = 70, TAG_DATA = 110 }; /* + step */
 
+/* Blocks in transit live in chunks that are never moved: when a block does
+ * not fit its position's slot, it gets a new slot at the end of the current
+ * chunk, or in a new chunk twice as large.  So growth copies nothing, and
+ * every byte this backend copies is one the algorithm moves (the cost
+ * model's count).  At most 64 chunks: each doubles the room. */
+enum { MAX_CHUNKS = 64, FIRST_CHUNK = 4096 };
+
 typedef struct {
-    char *bytes;   /* the monolithic working buffer */
-    size_t used;   /* bytes of it handed out to slots */
-    size_t size;   /* bytes allocated */
-    size_t *slot_offset; /* [P] where position j's block starts */
+    char *chunk[MAX_CHUNKS];
+    size_t nchunks;
+    size_t chunk_used;   /* bytes handed out in the last chunk */
+    size_t chunk_size;   /* its size */
+    char **slot;         /* [P] where position j's block starts */
     size_t *slot_len;    /* [P] its length */
-    size_t *slot_cap;    /* [P] room at slot_offset (0: no slot yet) */
+    size_t *slot_cap;    /* [P] room at slot[j] (0: no slot yet) */
 } transit_buffer;
 
 typedef struct {
@@ -48,45 +56,51 @@ typedef struct {
     transit_buffer transit;
 } two_phase_state;
 
-static int grow(char **buf, size_t *size, size_t need, const char *what)
+/* Room for `need` bytes in a staging buffer whose old contents are dead:
+ * free and allocate, never copy.  Doubling bounds the reallocations. */
+static int grow_staging(char **buf, size_t *size, size_t need, const char *what)
 {
     if (need <= *size)
         return MPI_SUCCESS;
-    size_t next = *size ? *size : 4096;
+    size_t next = *size ? *size : FIRST_CHUNK;
     while (next < need)
         next = next > SIZE_MAX / 2 ? need : 2 * next;
-    /* Allocate, copy and free rather than realloc: under SimGrid SMPI a
-     * timing run backs payload by shared pages (comm_payload_alloc), which
-     * realloc knows nothing of.  Doubling bounds the copying by the final
-     * size. */
-    char *bigger = comm_payload_alloc(next, 0);
-    if (!bigger)
+    comm_payload_free(*buf);
+    *size = 0;
+    *buf = comm_payload_alloc(next, 0);
+    if (!*buf)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the %s "
                                "to %zu bytes", what, next);
-    if (*size)
-        memcpy(bigger, *buf, *size);
-    comm_payload_free(*buf);
-    *buf = bigger;
     *size = next;
     return MPI_SUCCESS;
 }
 
-/* Where position j's next block of `len` bytes goes in the working buffer. */
+/* Where position j's next block of `len` bytes goes. */
 static int transit_slot(transit_buffer *t, int j, size_t len, char **out)
 {
     if (len > t->slot_cap[j]) {
-        size_t end;
-        if (ravel_add_size(t->used, len, &end))
-            return ravel_error_set(MPI_ERR_COUNT, "working buffer overflows");
-        int err = grow(&t->bytes, &t->size, end, "working buffer");
-        if (err != MPI_SUCCESS)
-            return err;
-        t->slot_offset[j] = t->used;
+        if (!t->nchunks || len > t->chunk_size - t->chunk_used) {
+            size_t next = t->nchunks ? 2 * t->chunk_size : FIRST_CHUNK;
+            while (next < len && next <= SIZE_MAX / 2)
+                next *= 2;
+            if (next < len || t->nchunks == MAX_CHUNKS)
+                return ravel_error_set(MPI_ERR_COUNT, "working buffer "
+                                       "overflows");
+            char *chunk = comm_payload_alloc(next, 0);
+            if (!chunk)
+                return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing "
+                                       "the working buffer by %zu bytes",
+                                       next);
+            t->chunk[t->nchunks++] = chunk;
+            t->chunk_size = next;
+            t->chunk_used = 0;
+        }
+        t->slot[j] = t->chunk[t->nchunks - 1] + t->chunk_used;
         t->slot_cap[j] = len;
-        t->used = end;
+        t->chunk_used += len;
     }
     t->slot_len[j] = len;
-    *out = t->bytes + t->slot_offset[j];
+    *out = t->slot[j];
     return MPI_SUCCESS;
 }
 
@@ -96,11 +110,11 @@ static int allocate(two_phase_state *s, int P)
     s->positions = malloc(most * sizeof *s->positions);
     s->sizes_out = malloc(most * sizeof *s->sizes_out);
     s->sizes_in = malloc(most * sizeof *s->sizes_in);
-    s->transit.slot_offset = calloc((size_t)P, sizeof(size_t));
+    s->transit.slot = calloc((size_t)P, sizeof(char *));
     s->transit.slot_len = calloc((size_t)P, sizeof(size_t));
     s->transit.slot_cap = calloc((size_t)P, sizeof(size_t));
     if (!s->positions || !s->sizes_out || !s->sizes_in ||
-        !s->transit.slot_offset || !s->transit.slot_len ||
+        !s->transit.slot || !s->transit.slot_len ||
         !s->transit.slot_cap)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for two-phase "
                                "Bruck metadata of %d ranks", P);
@@ -114,8 +128,9 @@ static void release(two_phase_state *s)
     free(s->sizes_in);
     comm_payload_free(s->outgoing);
     comm_payload_free(s->incoming);
-    comm_payload_free(s->transit.bytes);
-    free(s->transit.slot_offset);
+    for (size_t c = 0; c < s->transit.nchunks; c++)
+        comm_payload_free(s->transit.chunk[c]);
+    free(s->transit.slot);
     free(s->transit.slot_len);
     free(s->transit.slot_cap);
 }
@@ -130,7 +145,7 @@ static const char *block_at(const comm_exchange *x, const two_phase_state *s,
         return x->sendbuf + x->send_offset[dst];
     }
     *len = s->transit.slot_len[j];
-    return s->transit.bytes + s->transit.slot_offset[j];
+    return s->transit.slot[j];
 }
 
 static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
@@ -143,15 +158,15 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
         s->sizes_out[i] = len;
         *total += len;
     }
-    int err = grow(&s->outgoing, &s->outgoing_size, *total, "send staging");
+    int err = grow_staging(&s->outgoing, &s->outgoing_size, *total,
+                           "send staging");
     if (err != MPI_SUCCESS)
         return err;
     char *p = s->outgoing;
     for (int i = 0; i < n; i++) {
         size_t len;
         const char *block = block_at(x, s, s->positions[i], k, &len);
-        if (len) /* an empty block may sit at a null staging buffer */
-            memcpy(p, block, len);
+        comm_copy(p, block, len); /* an empty block may sit at NULL */
         p += len;
     }
     return MPI_SUCCESS;
@@ -190,15 +205,13 @@ static int unpack_step(const comm_exchange *x, two_phase_state *s, int k,
                 return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu "
                                        "bytes from rank %d, which sent %zu",
                                        me, x->recv_bytes[src], src, len);
-            if (len)
-                memcpy(x->recvbuf + x->recv_offset[src], p, len);
+            comm_copy(x->recvbuf + x->recv_offset[src], p, len);
         } else {
             char *slot = NULL;
             int err = transit_slot(&s->transit, j, len, &slot);
             if (err != MPI_SUCCESS)
                 return err;
-            if (len)
-                memcpy(slot, p, len);
+            comm_copy(slot, p, len);
         }
         p += len;
     }
@@ -218,7 +231,8 @@ static int two_phase_step(const comm_exchange *x, two_phase_state *s, int k)
         return err;
     for (int i = 0; i < n; i++)
         in_bytes += (size_t)s->sizes_in[i];
-    err = grow(&s->incoming, &s->incoming_size, in_bytes, "receive staging");
+    err = grow_staging(&s->incoming, &s->incoming_size, in_bytes,
+                       "receive staging");
     if (err == MPI_SUCCESS)
         err = exchange(x, s->outgoing, out_bytes, s->incoming, in_bytes, k,
                        TAG_DATA, 0);

@@ -120,6 +120,7 @@ static int pack_send(const void *sendbuf, const int counts[],
         if (err != MPI_SUCCESS)
             return err;
     }
+    ravel_comm_charge_copy(total);
     return MPI_SUCCESS;
 }
 
@@ -166,6 +167,7 @@ static int unpack_recv(const char *staging, void *recvbuf, const int counts[],
         if (err != MPI_SUCCESS)
             return err;
     }
+    ravel_comm_charge_copy(total);
     return MPI_SUCCESS;
 }
 
@@ -196,7 +198,7 @@ static int copy_in_place(const void *recvbuf, int P, MPI_Aint offsets[], const t
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory copying %zu "
                                "bytes for MPI_IN_PLACE", span);
     if (span)
-        memcpy(*copy, (const char *)recvbuf + lo, span);
+        comm_copy(*copy, (const char *)recvbuf + lo, span);
     for (int i = 0; i < P; i++)
         offsets[i] -= lo;
     return MPI_SUCCESS;

@@ -8,6 +8,7 @@
 #define RAVEL_COMM_INTERNAL_H
 
 #include "ravel/comm.h"
+#include "ravel/cost_model.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,12 @@ typedef struct {
     int rank;
     int size;
     ravel_wait_mode wait; /* how this communicator's exchanges wait */
+    int node_ranks;       /* most ranks of comm on one node (the cost
+                             model's ranks per node) */
+    int hinted;           /* `hint` holds the next auto call's statistics */
+    ravel_call_stats hint;
+    int last_choice;      /* registry index auto chose last; -1: none */
+    double last_predicted;
 } comm_context;
 
 /* The cached context of `user`, made (collectively) on first use. */
@@ -68,6 +75,15 @@ int comm_irecv(void *buf, size_t bytes, int peer, int tag,
 
 /* Adds to the statistics what a collective delivered. */
 void comm_stats_add(uint64_t messages, uint64_t bytes);
+
+/* Counts one send (and its bytes) or one receive posted (comm_isend and
+ * comm_irecv call these). */
+void comm_stats_send(size_t bytes, int metadata);
+void comm_stats_receive(void);
+
+/* memcpy that reports its bytes (ravel_comm_charge_copy); bytes may be 0
+ * with null pointers. */
+void comm_copy(void *to, const void *from, size_t bytes);
 
 /* Copies this rank's own block from the send side to the receive side. */
 int comm_copy_self(const comm_exchange *x);

@@ -1,23 +1,10 @@
-/* Point-to-point helpers of the backends, and the accounting of what they
- * send (per process: the statistics a test compares to the cost model). */
+/* Point-to-point helpers of the backends (counted in accounting.c). */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
 
 #include <limits.h>
 #include <string.h>
-
-static ravel_comm_stats stats;
-
-void ravel_comm_stats_reset(void) { memset(&stats, 0, sizeof stats); }
-
-ravel_comm_stats ravel_comm_stats_get(void) { return stats; }
-
-void comm_stats_add(uint64_t messages, uint64_t bytes)
-{
-    stats.messages += messages;
-    stats.bytes += bytes;
-}
 
 int comm_int_count(size_t n, const char *what, int *out)
 {
@@ -37,12 +24,7 @@ int comm_isend(const void *buf, size_t bytes, int peer, int tag,
     int err = comm_int_count(bytes, "a message", &count);
     if (err != MPI_SUCCESS)
         return err;
-    stats.messages++;
-    stats.bytes += bytes;
-    if (metadata) {
-        stats.metadata_messages++;
-        stats.metadata_bytes += bytes;
-    }
+    comm_stats_send(bytes, metadata);
     return MPI_Isend(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
 }
 
@@ -53,7 +35,16 @@ int comm_irecv(void *buf, size_t bytes, int peer, int tag,
     int err = comm_int_count(bytes, "a message", &count);
     if (err != MPI_SUCCESS)
         return err;
+    comm_stats_receive();
     return MPI_Irecv(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
+}
+
+void comm_copy(void *to, const void *from, size_t bytes)
+{
+    if (bytes == 0)
+        return; /* either side may be a null or one-past-the-end pointer */
+    memcpy(to, from, bytes);
+    ravel_comm_charge_copy(bytes);
 }
 
 int comm_copy_self(const comm_exchange *x)
@@ -63,9 +54,8 @@ int comm_copy_self(const comm_exchange *x)
         return ravel_error_set(MPI_ERR_TRUNCATE,
                                "rank %d sends itself %zu bytes but expects %zu",
                                me, x->send_bytes[me], x->recv_bytes[me]);
-    if (x->send_bytes[me])
-        memcpy(x->recvbuf + x->recv_offset[me], x->sendbuf + x->send_offset[me],
-               x->send_bytes[me]);
+    comm_copy(x->recvbuf + x->recv_offset[me], x->sendbuf + x->send_offset[me],
+              x->send_bytes[me]);
     return MPI_SUCCESS;
 }
 

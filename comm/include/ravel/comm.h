@@ -10,6 +10,8 @@
  *   padded-bruck     every block padded, then a zero-rotation Bruck exchange
  *   two-phase-bruck  Bruck exchange of exact sizes: at every step a metadata
  *                    message, then the data (Fan et al., HPDC'22)
+ *   auto             per call, the backend ravel/cost_model.h predicts to be
+ *                    fastest (every rank picks the same one)
  *
  * Guarantees of every backend, the same as MPI_Alltoallv's:
  *  - results byte-identical to MPI_Alltoallv for any P >= 1, any counts
@@ -70,6 +72,7 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_spread_out);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_alltoall);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
  * when no backend has that name. */
@@ -121,16 +124,29 @@ int ravel_comm_share_payloads(int on);
 
 /* What this process sent through the backends since the last reset: one
  * message per point-to-point send (a collective counts one message per peer
- * it delivers to, with the bytes it carries there), self copies excluded. */
+ * it delivers to, with the bytes it carries there), self copies excluded.
+ * `posted` and `copied` are the local work: point-to-point sends and
+ * receives ravel posted itself, and bytes ravel copied in memory (packing,
+ * staging, forwarding, its own block; not what the MPI library copies
+ * inside its collectives).  ravel/cost_model.h predicts all six. */
 typedef struct {
     uint64_t messages;
     uint64_t bytes;
     uint64_t metadata_messages; /* of which carried block sizes, not data */
     uint64_t metadata_bytes;
+    uint64_t posted;            /* sends and receives posted */
+    uint64_t copied;            /* bytes copied locally */
 } ravel_comm_stats;
 
 void ravel_comm_stats_reset(void);
 ravel_comm_stats ravel_comm_stats_get(void);
+
+/* Reports `bytes` copied in memory by ravel (the comm layer and the engine
+ * call it for every copy, pack and rotation): counted in `copied`, and under
+ * SimGrid SMPI charged to the simulated clock as bytes x RAVEL_SIM_GAMMA
+ * seconds (environment, seconds per byte; unset or 0: free, as SMPI leaves
+ * local work by default).  Outside SMPI it only counts. */
+void ravel_comm_charge_copy(size_t bytes);
 
 #ifdef __cplusplus
 }
