@@ -91,6 +91,13 @@ int comm_copy_self(const comm_exchange *x);
 /* The largest send block over all ranks, in bytes (for the padded backends). */
 int comm_global_max_block(const comm_exchange *x, size_t *max_bytes);
 
+/* The call's global statistics by one allreduce (call_stats.c); `failed`
+ * is this rank's error so far: if any rank failed, every rank returns an
+ * error (its own, or one saying another rank failed). */
+int comm_agree_on_stats(const int sendcounts[], MPI_Datatype sendtype,
+                        const int recvcounts[], MPI_Datatype recvtype,
+                        int failed, comm_context *ctx, ravel_call_stats *s);
+
 /* Checks that `n` fits in an int for an MPI call; names `what` if not. */
 int comm_int_count(size_t n, const char *what, int *out);
 

@@ -28,7 +28,7 @@ static int free_context(MPI_Comm comm, int keyval, void *attr, void *extra)
 }
 
 /* Yield when this communicator's ranks on this node outnumber its cores. */
-static int choose_wait_mode(comm_context *ctx)
+static int choose_wait_mode(comm_context *ctx, int here)
 {
     const char *env = getenv("RAVEL_WAIT");
     if (env && strcmp(env, "yield") == 0) {
@@ -44,18 +44,25 @@ static int choose_wait_mode(comm_context *ctx)
                                "RAVEL_WAIT='%s' is not one of auto, yield, "
                                "block",
                                env);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ctx->wait = (cores > 0 && here > cores) ? RAVEL_WAIT_YIELD
+                                            : RAVEL_WAIT_BLOCK;
+    return MPI_SUCCESS;
+}
+
+/* The ranks of ctx's communicator on this node (*here), and the most on any
+ * node (the same on every rank). */
+static int count_node_ranks(comm_context *ctx, int *here)
+{
     MPI_Comm node;
     int err = MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0,
                                   MPI_INFO_NULL, &node);
     if (err != MPI_SUCCESS)
         return err;
-    int node_ranks = 1;
-    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_size(node, here);
     MPI_Comm_free(&node);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ctx->wait = (cores > 0 && node_ranks > cores) ? RAVEL_WAIT_YIELD
-                                                  : RAVEL_WAIT_BLOCK;
-    return MPI_SUCCESS;
+    return MPI_Allreduce(here, &ctx->node_ranks, 1, MPI_INT, MPI_MAX,
+                         ctx->comm);
 }
 
 int comm_context_get(MPI_Comm user, comm_context **out)
@@ -96,7 +103,11 @@ int comm_context_get(MPI_Comm user, comm_context **out)
 #endif
     MPI_Comm_rank(ctx->comm, &ctx->rank);
     MPI_Comm_size(ctx->comm, &ctx->size);
-    err = choose_wait_mode(ctx);
+    ctx->last_choice = -1;
+    int here = 1;
+    err = count_node_ranks(ctx, &here);
+    if (err == MPI_SUCCESS)
+        err = choose_wait_mode(ctx, here);
     if (err != MPI_SUCCESS)
         goto fn_fail_dup;
     err = MPI_Comm_set_attr(user, context_keyval, ctx);

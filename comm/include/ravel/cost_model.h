@@ -120,6 +120,19 @@ void ravel_comm_set_model(const ravel_cost_params *m, const char *source);
  * changes nothing).  Errors as ravel_cost_model_load. */
 int ravel_comm_use_model_file(const char *path);
 
+/* The global statistics of an MPI_Alltoallv call with these arguments,
+ * agreed on by one allreduce (what auto does without a hint).  Collective. */
+int ravel_comm_call_stats(const void *sendbuf, const int sendcounts[],
+                          MPI_Datatype sendtype, const int recvcounts[],
+                          MPI_Datatype recvtype, MPI_Comm comm,
+                          ravel_call_stats *s);
+
+/* The process's model's prediction for backend `name` on `comm` (its real
+ * ranks per node).  Errors as ravel_comm_model, or MPI_ERR_ARG for a name
+ * the model does not describe. */
+int ravel_comm_predict(MPI_Comm comm, const char *name,
+                       const ravel_call_stats *s, double *seconds);
+
 /* ---- statistics handed to auto ---------------------------------------- */
 
 /* Tells the next call of the auto backend on `comm` the call's global

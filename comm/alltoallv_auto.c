@@ -1,0 +1,59 @@
+/* auto: the backend the cost model predicts to be fastest for this call.
+ *
+ * No rank knows the whole call (each knows its own send and receive
+ * counts), so auto first agrees on its global statistics (largest block,
+ * largest per-rank send and receive, totals: ravel_call_stats) with one
+ * allreduce of 9 words, unless the caller handed them over beforehand
+ * with ravel_comm_hint_stats, as the relalg engine does from the counts it
+ * exchanges anyway.  Then every rank evaluates the model (cost_model.c) on
+ * the same numbers in the same order and calls the same backend: the ranks
+ * cannot diverge, and ties go to the earlier backend in the registry.  The
+ * model's ranks per node is the communicator's real layout.  A model that
+ * cannot be loaded on any rank fails the call on every rank.
+ *
+ * Cost: the chosen backend's, plus (without a hint) an allreduce,
+ * L (alpha + 2 o). */
+#include "comm_internal.h"
+
+#include "ravel/error.h"
+
+int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm)
+{
+    ravel_error_clear();
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return comm_report_error(comm, "auto", err);
+    const ravel_cost_params *model = NULL;
+    int model_err = ravel_comm_model(&model, NULL);
+    ravel_call_stats s;
+    if (ctx->hinted) {
+        s = ctx->hint;
+        s.P = ctx->size;
+        ctx->hinted = 0;
+        err = model_err;
+    } else {
+        const int *counts = sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts;
+        MPI_Datatype type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype;
+        err = comm_agree_on_stats(counts, type, recvcounts, recvtype,
+                                  model_err, ctx, &s);
+    }
+    if (err != MPI_SUCCESS)
+        return comm_report_error(comm, "auto", err);
+    ravel_cost_params m = *model; /* with this communicator's layout */
+    m.ranks_per_node = ctx->node_ranks;
+    double predicted;
+    const char *name = ravel_cost_choose(&m, &s, &predicted);
+    ctx->last_choice = -1;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
+        if (ravel_alltoallv_name(i) == name)
+            ctx->last_choice = (int)i;
+    ctx->last_predicted = predicted;
+    return ravel_alltoallv_lookup(name)(sendbuf, sendcounts, sdispls,
+                                        sendtype, recvbuf, recvcounts,
+                                        rdispls, recvtype, comm);
+}

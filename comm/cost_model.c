@@ -1,0 +1,434 @@
+/* cost_model.c: the one place that knows what each backend costs.
+ *
+ * Notation.  P ranks, L = ceil(log2 P) Bruck steps, n_k = the number of
+ * j in [1, P) with bit k set (blocks moved at step k), W = sum_k n_k =
+ * sum_{j<P} popcount(j).  s(i,j) = bytes rank i sends rank j.  For rank r:
+ * S_r = sum_{j!=r} s(r,j) and R_r = sum_{i!=r} s(i,r) (self excluded),
+ * Z_r = s(r,r), M = max_{i,j} s(i,j) (self included: the padded backends
+ * pad to it).
+ *
+ * COUNTS (exact; checked against the instrumented backends by the tests).
+ *  vendor           one message per non-empty block to another rank,
+ *                   carrying it; nothing posted or copied by ravel.
+ *  spread-out       the same messages; posted = non-empty blocks sent +
+ *                   non-empty blocks received; copied = Z_r.
+ *  padded-alltoall  (M > 0) P-1 messages of M bytes; copied = every send
+ *                   block into its slot and every receive block out of its
+ *                   slot, self included: S_r + R_r + 2 Z_r.
+ *  padded-bruck     (P > 1, M > 0) L messages, step k carrying n_k M bytes;
+ *                   2 posted per step.  Copies: a block at distance j moves
+ *                   at each of the popcount(j) steps whose bit j has set.  It
+ *                   is packed from the send buffer at the first (its real
+ *                   size) and from its slot of M bytes at the others; it is
+ *                   unpacked into its slot of M at all but the last, where
+ *                   its real size goes to the receive buffer.  So
+ *                   copied = Z_r + S_r + R_r + 2 (W - (P - 1)) M.
+ *  two-phase-bruck  (P > 1) 2 L messages: at step k, n_k * 8 bytes of sizes,
+ *                   then D_k(r) bytes of data, where D_k(r) is the sum of the
+ *                   blocks at r's moving positions before step k: position j
+ *                   holds the block from src = r - (j mod 2^k) to src + j
+ *                   (bruck_schedule.h).  4 posted per step.  Every block
+ *                   sent is packed once and every block received unpacked
+ *                   once: copied = Z_r + sum_k D_k(r) + sum_k D_k(r - 2^k).
+ *
+ * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
+ *  Network sharing: ranks of a node share one interface.  With one node
+ *  nothing is shared (share = 1).  Otherwise a direct exchange has every
+ *  rank of a node sending off-node at once (share = ranks per node q), and
+ *  at a Bruck step of distance d the ranks whose partner is off-node are
+ *  min(d, q) of the node's q (consecutive placement).  A byte then costs
+ *  beta * share.  An allreduce of a few words costs L (alpha + 2 o)
+ *  (recursive doubling).
+ *  vendor (MPICH)   scattered, 32 peers per batch, empty blocks skipped:
+ *                   ceil(P/32) alpha + o (Es + Er) + beta q' max(S, R)
+ *                   + gamma Z, with Es/Er the most non-empty blocks a rank
+ *                   sends/receives, q' the direct-exchange share.
+ *  vendor (SMPI)    SimGrid's "mpich" alltoallv: batches of 4 peers, empty
+ *                   blocks posted too: ceil(P/4) alpha + 2 o (P-1) + the
+ *                   same bandwidth and copy terms.
+ *  spread-out       ceil((P-1)/b) alpha + o (Es + Er) + beta q' max(S, R)
+ *                   + gamma Z, with b = throttle/2 rounds per batch.
+ *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
+ *                   picks it (Bruck for M <= 256 and P >= 8: L (alpha + 2 o)
+ *                   + beta sum_k share_k n_k M + gamma (2 P M + 2 W M) for
+ *                   its rotations and packing; scattered up to 32 KiB:
+ *                   ceil(P/32) alpha + 2 o (P-1) + beta q' (P-1) M; pairwise
+ *                   beyond: (P-1) (alpha + 2 o) + beta q' (P-1) M) + gamma
+ *                   (S + R + 2 Z) for ravel's own copies.
+ *  padded-bruck     allreduce + sum_k [alpha + 2 o + beta share_k n_k M]
+ *                   + gamma (Z + S + R + 2 (W - P + 1) M).
+ *  two-phase-bruck  sum_k [2 alpha + 4 o + beta share_k (8 n_k + D_k)]
+ *                   + gamma (Z + 2 sum_k D_k).  D_k is not known from the
+ *                   statistics: it is estimated as n_k times the mean block
+ *                   b = total / (P (P-1)), and at step 0 (which moves only
+ *                   the rank's own blocks) as n_0 max(b, S / (P-1)).  For
+ *                   uniform blocks the estimate is exact.
+ *  Here S, R, Z are max_send, max_recv, max_self and M = max(max_block,
+ *  max_self).  Each step of a Bruck exchange waits for the previous one,
+ *  so step times add; a direct exchange overlaps its messages within a
+ *  batch, so it pays one latency per batch.
+ *
+ * What the model leaves out: contention inside the network (a non-blocking
+ * fabric is assumed), the first-touch cost of fresh staging pages, the MPI
+ * library's internal copies of a direct exchange, and skew beyond the
+ * per-rank maxima. */
+#include "ravel/cost_model.h"
+
+#include "bruck_schedule.h"
+#include "ravel/comm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- statistics of a call ---------------------------------------------- */
+
+void ravel_call_stats_of(int P, const uint64_t sizes[], ravel_call_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->P = P;
+    for (int r = 0; r < P; r++) {
+        uint64_t send = 0, recv = 0, ns = 0, nr = 0;
+        for (int j = 0; j < P; j++) {
+            uint64_t out = sizes[(size_t)r * P + j];
+            uint64_t in = sizes[(size_t)j * P + r];
+            if (j == r) {
+                s->max_self = out > s->max_self ? out : s->max_self;
+                continue;
+            }
+            send += out;
+            recv += in;
+            ns += out > 0;
+            nr += in > 0;
+            s->max_block = out > s->max_block ? out : s->max_block;
+        }
+        s->total += send;
+        s->nonempty += ns;
+        s->max_send = send > s->max_send ? send : s->max_send;
+        s->max_recv = recv > s->max_recv ? recv : s->max_recv;
+        s->max_nonempty_send = ns > s->max_nonempty_send ? ns
+                                                         : s->max_nonempty_send;
+        s->max_nonempty_recv = nr > s->max_nonempty_recv ? nr
+                                                         : s->max_nonempty_recv;
+    }
+}
+
+/* ---- exact counts ------------------------------------------------------ */
+
+typedef struct {
+    int P, r;
+    const uint64_t *s;
+    uint64_t S, R, Z, M, sent_blocks, recv_blocks;
+} call_view;
+
+static uint64_t block(const call_view *v, int src, int dst)
+{
+    return v->s[(size_t)src * v->P + dst];
+}
+
+static call_view view_of(int P, int r, const uint64_t sizes[])
+{
+    call_view v = {P, r, sizes, 0, 0, 0, 0, 0, 0};
+    for (int j = 0; j < P; j++)
+        for (int i = 0; i < P; i++)
+            v.M = block(&v, i, j) > v.M ? block(&v, i, j) : v.M;
+    v.Z = block(&v, r, r);
+    for (int j = 0; j < P; j++) {
+        if (j == r)
+            continue;
+        v.S += block(&v, r, j);
+        v.R += block(&v, j, r);
+        v.sent_blocks += block(&v, r, j) > 0;
+        v.recv_blocks += block(&v, j, r) > 0;
+    }
+    return v;
+}
+
+static int mod(int a, int P) { return ((a % P) + P) % P; }
+
+/* D_k(r): data bytes rank r sends at two-phase Bruck step k. */
+static uint64_t bruck_step_data(const call_view *v, int r, int k)
+{
+    uint64_t d = 0;
+    for (int j = 1; j < v->P; j++) {
+        if (!((j >> k) & 1))
+            continue;
+        int src, dst;
+        ravel_bruck_block_at(r, j, k, v->P, &src, &dst);
+        d += block(v, src, dst);
+    }
+    return d;
+}
+
+static uint64_t popcount_sum(int P)
+{
+    uint64_t w = 0;
+    for (int j = 1; j < P; j++)
+        w += (uint64_t)__builtin_popcount((unsigned)j);
+    return w;
+}
+
+static void counts_direct(const call_view *v, int posts,
+                          ravel_cost_counts *c)
+{
+    c->messages = v->sent_blocks;
+    c->bytes = v->S;
+    if (posts) {
+        c->posted = v->sent_blocks + v->recv_blocks;
+        c->copied = v->Z;
+    }
+}
+
+static void counts_padded_alltoall(const call_view *v, ravel_cost_counts *c)
+{
+    if (v->M == 0)
+        return;
+    c->messages = (uint64_t)(v->P - 1);
+    c->bytes = (uint64_t)(v->P - 1) * v->M;
+    c->copied = v->S + v->R + 2 * v->Z;
+}
+
+static void counts_padded_bruck(const call_view *v, ravel_cost_counts *c)
+{
+    c->copied = v->Z;
+    if (v->P == 1 || v->M == 0)
+        return;
+    int L = ravel_bruck_steps(v->P);
+    uint64_t W = popcount_sum(v->P);
+    c->messages = (uint64_t)L;
+    c->bytes = W * v->M;
+    c->posted = 2 * (uint64_t)L;
+    c->copied += v->S + v->R + 2 * (W - (uint64_t)(v->P - 1)) * v->M;
+}
+
+static void counts_two_phase_bruck(const call_view *v, ravel_cost_counts *c)
+{
+    c->copied = v->Z;
+    if (v->P == 1)
+        return;
+    int L = ravel_bruck_steps(v->P);
+    for (int k = 0; k < L; k++) {
+        uint64_t n = (uint64_t)ravel_bruck_step_positions(v->P, k, NULL);
+        uint64_t out = bruck_step_data(v, v->r, k);
+        uint64_t in = bruck_step_data(v, mod(v->r - (1 << k), v->P), k);
+        c->messages += 2;
+        c->metadata_messages += 1;
+        c->metadata_bytes += 8 * n;
+        c->bytes += 8 * n + out;
+        c->posted += 4;
+        c->copied += out + in;
+    }
+}
+
+int ravel_cost_counts_of(const char *name, int P, int rank,
+                         const uint64_t sizes[], ravel_cost_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    call_view v = view_of(P, rank, sizes);
+    if (strcmp(name, "vendor") == 0)
+        counts_direct(&v, 0, out);
+    else if (strcmp(name, "spread-out") == 0)
+        counts_direct(&v, 1, out);
+    else if (strcmp(name, "padded-alltoall") == 0)
+        counts_padded_alltoall(&v, out);
+    else if (strcmp(name, "padded-bruck") == 0)
+        counts_padded_bruck(&v, out);
+    else if (strcmp(name, "two-phase-bruck") == 0)
+        counts_two_phase_bruck(&v, out);
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- predictions ------------------------------------------------------- */
+
+typedef struct {
+    const ravel_cost_params *m;
+    const ravel_call_stats *s;
+    int P, L, nodes;
+    double S, R, Z, M, E_send, E_recv, mean_block;
+} call_model;
+
+static call_model model_of(const ravel_cost_params *m,
+                           const ravel_call_stats *s)
+{
+    call_model c;
+    c.m = m;
+    c.s = s;
+    c.P = s->P < 1 ? 1 : s->P;
+    c.L = ravel_bruck_steps(c.P);
+    int q = m->ranks_per_node < 1 ? 1 : m->ranks_per_node;
+    c.nodes = (c.P + q - 1) / q;
+    c.S = (double)s->max_send;
+    c.R = (double)s->max_recv;
+    c.Z = (double)s->max_self;
+    c.M = (double)(s->max_block > s->max_self ? s->max_block : s->max_self);
+    c.E_send = (double)s->max_nonempty_send;
+    c.E_recv = (double)s->max_nonempty_recv;
+    c.mean_block = c.P > 1 ? (double)s->total / ((double)c.P * (c.P - 1))
+                           : 0.0;
+    return c;
+}
+
+/* Ranks of a node sending off-node at once, at partner distance d (0: a
+ * direct exchange, every peer). */
+static double share(const call_model *c, int d)
+{
+    int q = c->m->ranks_per_node < 1 ? 1 : c->m->ranks_per_node;
+    if (c->nodes <= 1)
+        return 1.0;
+    if (d <= 0 || d > q)
+        return (double)q;
+    return (double)d;
+}
+
+static double allreduce_time(const call_model *c)
+{
+    return c->L * (c->m->alpha + 2 * c->m->o);
+}
+
+static double batches(int peers, int per_batch)
+{
+    return peers <= 0 ? 0.0 : (double)((peers + per_batch - 1) / per_batch);
+}
+
+static double direct_bandwidth(const call_model *c)
+{
+    return c->m->beta * share(c, 0) * (c->S > c->R ? c->S : c->R);
+}
+
+static double predict_vendor(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+#ifdef SMPI_SHARED_MALLOC
+    /* SimGrid's alltoallv under the "mpich" selector (alltoallv-bruck.cpp,
+     * despite its name): batches of 4 peers, empty blocks posted too. */
+    double t = batches(c->P, 4) * c->m->alpha + 2 * c->m->o * (c->P - 1);
+#else
+    /* MPICH's scattered alltoallv, MPIR_CVAR_ALLTOALL_THROTTLE = 32. */
+    double t = batches(c->P, 32) * c->m->alpha +
+               c->m->o * (c->E_send + c->E_recv);
+#endif
+    return t + direct_bandwidth(c) + c->m->gamma * c->Z;
+}
+
+static double predict_spread_out(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    int per_batch = ravel_comm_spread_out_throttle() / 2;
+    return batches(c->P - 1, per_batch) * c->m->alpha +
+           c->m->o * (c->E_send + c->E_recv) + direct_bandwidth(c) +
+           c->m->gamma * c->Z;
+}
+
+/* MPI_Alltoall of M-byte blocks as MPICH chooses it (its default
+ * MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE 256 and MEDIUM_MSG_SIZE 32768). */
+static double vendor_alltoall(const call_model *c, double M)
+{
+    const ravel_cost_params *m = c->m;
+    double per_rank = (c->P - 1) * M;
+    if (M <= 256 && c->P >= 8) {
+        double t = 0.0;
+        for (int k = 0; k < c->L; k++)
+            t += m->alpha + 2 * m->o +
+                 m->beta * share(c, 1 << k) *
+                     ravel_bruck_step_positions(c->P, k, NULL) * M;
+        return t + m->gamma * (2 * c->P * M + 2 * popcount_sum(c->P) * M);
+    }
+    if (M <= 32768)
+        return batches(c->P, 32) * m->alpha + 2 * m->o * (c->P - 1) +
+               m->beta * share(c, 0) * per_rank;
+    return (c->P - 1) * (m->alpha + 2 * m->o) +
+           m->beta * share(c, 0) * per_rank;
+}
+
+static double predict_padded_alltoall(const call_model *c)
+{
+    double t = allreduce_time(c);
+    if (c->M == 0)
+        return t;
+    return t + vendor_alltoall(c, c->M) +
+           c->m->gamma * (c->S + c->R + 2 * c->Z);
+}
+
+static double predict_padded_bruck(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    double t = allreduce_time(c);
+    if (c->M == 0)
+        return t;
+    for (int k = 0; k < c->L; k++)
+        t += c->m->alpha + 2 * c->m->o +
+             c->m->beta * share(c, 1 << k) *
+                 ravel_bruck_step_positions(c->P, k, NULL) * c->M;
+    double W = (double)popcount_sum(c->P);
+    return t + c->m->gamma * (c->Z + c->S + c->R + 2 * (W - c->P + 1) * c->M);
+}
+
+static double predict_two_phase_bruck(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    double t = 0.0, forwarded = 0.0;
+    for (int k = 0; k < c->L; k++) {
+        double n = ravel_bruck_step_positions(c->P, k, NULL);
+        double b = c->mean_block;
+        if (k == 0 && c->S / (c->P - 1) > b)
+            b = c->S / (c->P - 1);
+        double data = n * b;
+        forwarded += data;
+        t += 2 * c->m->alpha + 4 * c->m->o +
+             c->m->beta * share(c, 1 << k) * (8 * n + data);
+    }
+    return t + c->m->gamma * (c->Z + 2 * forwarded);
+}
+
+double ravel_cost_predict(const char *name, const ravel_cost_params *m,
+                          const ravel_call_stats *s)
+{
+    call_model c = model_of(m, s);
+    if (strcmp(name, "vendor") == 0)
+        return predict_vendor(&c);
+    if (strcmp(name, "spread-out") == 0)
+        return predict_spread_out(&c);
+    if (strcmp(name, "padded-alltoall") == 0)
+        return predict_padded_alltoall(&c);
+    if (strcmp(name, "padded-bruck") == 0)
+        return predict_padded_bruck(&c);
+    if (strcmp(name, "two-phase-bruck") == 0)
+        return predict_two_phase_bruck(&c);
+    return -1.0;
+}
+
+const char *ravel_cost_choose(const ravel_cost_params *m,
+                              const ravel_call_stats *s, double *predicted)
+{
+    const char *best = NULL;
+    double best_time = INFINITY;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++) {
+        const char *name = ravel_alltoallv_name(i);
+        double t = ravel_cost_predict(name, m, s);
+        /* Strictly less: a tie keeps the earlier backend of the table. */
+        if (t >= 0.0 && t < best_time) {
+            best = name;
+            best_time = t;
+        }
+    }
+    if (predicted)
+        *predicted = best_time;
+    return best;
+}
+
+/* Rough figures of one multi-core node, for runs without a model file:
+ * this project's 2-core development machine, calibrated with
+ * ravel-calibrate at 2 ranks (apps/calibrate/README.md), rounded. */
+void ravel_cost_params_default(ravel_cost_params *m)
+{
+    m->alpha = 1.0e-6;
+    m->beta = 2.0e-10;
+    m->gamma = 1.0e-10;
+    m->o = 2.0e-7;
+    m->ranks_per_node = 1;
+}
