@@ -64,6 +64,10 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
     e->opt.comm_backend = e->backend_name;
     e->opt.log_path = NULL; /* the caller's string need not outlive create */
     e->alltoallv = fn;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
+        if (strcmp(ravel_alltoallv_name(i), backend) == 0)
+            e->backend_index = (int)i;
+    e->backend_is_auto = fn == ravel_alltoallv_auto;
     e->buckets = o->buckets ? o->buckets : 64 * (uint64_t)e->size;
     e->seed_sub = o->seed ^ 0x9e3779b97f4a7c15ull;
     uint64_t safe = (uint64_t)INT_MAX / 8 / (uint64_t)e->size;
@@ -74,15 +78,25 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
     e->opt.log_path = o->log_path;
     err = log_open(e);
     e->opt.log_path = NULL;
-    /* Every rank learns whether rank 0 could open the log. */
+    e->opt.model_path = NULL;
+    /* Every rank loads the model (a bad one is an error, never ignored). */
+    int model_err = ravel_comm_use_model_file(o->model_path);
+    const ravel_cost_params *model;
+    if (model_err == MPI_SUCCESS)
+        model_err = ravel_comm_model(&model, NULL);
+    if (err == MPI_SUCCESS)
+        err = model_err;
+    /* Every rank learns whether rank 0 could open the log, and whether
+     * every rank has a model. */
     int bad = err != MPI_SUCCESS, any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, e->comm);
     if (any) {
         ravel_engine_free(e);
         return err != MPI_SUCCESS
                    ? err
-                   : ravel_error_set(MPI_ERR_FILE, "%s:%d: rank 0 could not "
-                                     "open the log file", __FILE__, __LINE__);
+                   : ravel_error_set(MPI_ERR_FILE, "another rank could not "
+                                     "open the log file or load the cost "
+                                     "model");
     }
     *out = e;
     return MPI_SUCCESS;

@@ -5,11 +5,13 @@
  * stream of uint64_t words made of segments
  *     [slot] [count] count * arity words
  * with a single call of the chosen alltoallv backend.  Block sizes go first
- * in an MPI_Ialltoall of three words per pair (the block's length, the
- * sender's largest block, the sender's error flag), so every rank knows the
- * largest block anywhere: a block longer than the round limit is sent in
- * several rounds, all ranks taking the same number.  Tuples for this rank
- * never enter the backend; they are handed over in place. */
+ * in an MPI_Ialltoall of META words per pair (the block's length, then the
+ * sender's largest block, error flag, total and non-empty blocks), so every
+ * rank knows the largest block anywhere (a block longer than the round
+ * limit is sent in several rounds, all ranks taking the same number) and
+ * the call's global statistics, which the cost model needs: auto is handed
+ * them and agrees on nothing more.  Tuples for this rank never enter the
+ * backend; they are handed over in place. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -19,6 +21,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Words per pair of the count exchange. */
+enum { M_LEN, M_MAX, M_ERR, M_TOTAL, M_NONEMPTY, META };
 
 /* An outbox buffer is compacted once it holds 2^20 tuples and a quarter of
  * the target's local size.  That trades time for memory: TC of
@@ -272,6 +277,24 @@ static void outbox_clear(ravel_engine *e)
         tuple_buf_free(&e->outbox[i]);
 }
 
+/* Which backend moved the tuples and what the model predicted for it (for
+ * several rounds: the prediction of one round times their number). */
+static void note_backend(ravel_engine *e, uint64_t rounds, exchange_stats *st)
+{
+    st->backend = e->backend_index;
+    if (e->backend_is_auto) {
+        double predicted = 0.0;
+        if (ravel_comm_last_choice(e->comm, &st->backend, &predicted) ==
+            MPI_SUCCESS)
+            st->predicted_seconds = predicted * (double)rounds;
+        return;
+    }
+    double predicted = 0.0;
+    if (ravel_comm_predict(e->comm, e->backend_name, &e->call_stats,
+                           &predicted) == MPI_SUCCESS)
+        st->predicted_seconds = predicted * (double)rounds;
+}
+
 /* The backend call(s) moving send[] (streams at soff, lengths slen) into
  * recv[] (at roff, lengths rlen), in `rounds` rounds of at most `cap` words
  * per block. */
@@ -299,8 +322,11 @@ static int move_words(ravel_engine *e, const uint64_t *send,
             rc[i] = (int)rlen[i];
             rd[i] = (int)roff[i];
         }
-        err = e->alltoallv(send, sc, sd, MPI_UINT64_T, recv, rc, rd,
-                           MPI_UINT64_T, e->comm);
+        if (e->backend_is_auto)
+            err = ravel_comm_hint_stats(e->comm, &e->call_stats);
+        if (err == MPI_SUCCESS)
+            err = e->alltoallv(send, sc, sd, MPI_UINT64_T, recv, rc, rd,
+                               MPI_UINT64_T, e->comm);
         free(ic);
         return err;
     }
@@ -341,10 +367,35 @@ fn_exit:
     return err;
 }
 
+/* The backend call's global statistics from what every sender told every
+ * rank in the count exchange (in[META * source + field]), in bytes.  The
+ * largest receive total is not known without another collective: the
+ * model is given the largest send total for it (placement by hash makes
+ * them alike). */
+static void call_stats_from_counts(const ravel_engine *e, const uint64_t *in,
+                                   ravel_call_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->P = e->size;
+    for (int i = 0; i < e->size; i++) {
+        const uint64_t *m = in + (size_t)META * i;
+        uint64_t block = m[M_MAX] * sizeof(uint64_t);
+        uint64_t total = m[M_TOTAL] * sizeof(uint64_t);
+        s->max_block = block > s->max_block ? block : s->max_block;
+        s->max_send = total > s->max_send ? total : s->max_send;
+        s->total += total;
+        s->nonempty += m[M_NONEMPTY];
+        if (m[M_NONEMPTY] > s->max_nonempty_send)
+            s->max_nonempty_send = m[M_NONEMPTY];
+    }
+    s->max_recv = s->max_send;
+    s->max_nonempty_recv = s->max_nonempty_send;
+}
+
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
 {
     int P = e->size, err = MPI_SUCCESS;
-    uint64_t *meta = malloc(8 * (size_t)P * sizeof *meta);
+    uint64_t *meta = malloc((2 * META + 2) * (size_t)P * sizeof *meta);
     uint64_t *send = NULL, *recv = NULL;
     if (!meta) {
         /* Cannot even take part: MPI will not recover from a missing
@@ -354,11 +405,12 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
         MPI_Abort(e->comm, MPI_ERR_NO_MEM);
         return MPI_ERR_NO_MEM;
     }
-    uint64_t *out3 = meta, *in3 = meta + 3 * (size_t)P;
-    uint64_t *slen = out3, *soff = meta + 6 * (size_t)P, *rlen = in3;
-    uint64_t *roff = soff + P;
-    uint64_t local_max = 0, total = 0;
+    uint64_t *out_meta = meta, *in_meta = meta + META * (size_t)P;
+    uint64_t *soff = meta + 2 * META * (size_t)P, *roff = soff + P;
+    uint64_t *slen = NULL, *rlen = NULL;
+    uint64_t local_max = 0, total = 0, nonempty = 0;
     memset(st, 0, sizeof *st);
+    st->backend = -1;
     /* Duplicates are dropped before they travel: the receiver deduplicates
      * anyway, and a sorted block costs the same to sort again. */
     for (size_t s = 0; s < e->outbox_slots && !local_error; s++) {
@@ -371,25 +423,29 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     }
     for (int i = 0; i < P; i++) {
         uint64_t w = i == e->rank ? 0 : stream_words(e, i);
-        out3[3 * i] = w;
+        out_meta[META * i + M_LEN] = w;
         local_max = w > local_max ? w : local_max;
         total += w;
+        nonempty += w > 0;
     }
     for (int i = 0; i < P; i++) {
-        out3[3 * i + 1] = local_max;
-        out3[3 * i + 2] = (uint64_t)(local_error != 0);
+        out_meta[META * i + M_MAX] = local_max;
+        out_meta[META * i + M_ERR] = (uint64_t)(local_error != 0);
+        out_meta[META * i + M_TOTAL] = total;
+        out_meta[META * i + M_NONEMPTY] = nonempty;
     }
     MPI_Request req;
-    err = MPI_Ialltoall(out3, 3, MPI_UINT64_T, in3, 3, MPI_UINT64_T, e->comm,
-                        &req);
+    err = MPI_Ialltoall(out_meta, META, MPI_UINT64_T, in_meta, META,
+                        MPI_UINT64_T, e->comm, &req);
     if (err == MPI_SUCCESS)
         err = ravel_comm_waitall(e->comm, 1, &req);
     if (err != MPI_SUCCESS)
         goto fn_fail;
     uint64_t gmax = 0, gerr = 0;
     for (int i = 0; i < P; i++) {
-        gmax = in3[3 * i + 1] > gmax ? in3[3 * i + 1] : gmax;
-        gerr |= in3[3 * i + 2];
+        gmax = in_meta[META * i + M_MAX] > gmax ? in_meta[META * i + M_MAX]
+                                                 : gmax;
+        gerr |= in_meta[META * i + M_ERR];
     }
     if (gerr) {
         err = local_error ? local_error
@@ -397,6 +453,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
                                             "rank failed", __FILE__, __LINE__);
         goto fn_fail;
     }
+    call_stats_from_counts(e, in_meta, &e->call_stats);
     /* Compact the metadata: lengths in slen[]/rlen[] (reusing the arrays). */
     uint64_t *lens = malloc(2 * (size_t)P * sizeof *lens);
     if (!lens) {
@@ -406,8 +463,8 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     }
     uint64_t rtot = 0;
     for (int i = 0; i < P; i++) {
-        lens[i] = out3[3 * i];
-        lens[P + i] = in3[3 * i];
+        lens[i] = out_meta[META * i + M_LEN];
+        lens[P + i] = in_meta[META * i + M_LEN];
     }
     slen = lens;
     rlen = lens + P;
@@ -431,8 +488,11 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
                 pack_stream(e, i, send + soff[i]);
         uint64_t rounds = (gmax + e->opt.max_block_elements - 1) /
                           e->opt.max_block_elements;
+        double t0 = ravel_now();
         err = move_words(e, send, slen, soff, recv, rlen, roff, rounds,
                          e->opt.max_block_elements);
+        st->backend_seconds = ravel_now() - t0;
+        note_backend(e, rounds, st);
         free(send);
         send = NULL;
         if (err == MPI_SUCCESS)

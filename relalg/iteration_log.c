@@ -21,7 +21,8 @@ int log_open(ravel_engine *e)
                                strerror(errno));
     fprintf(e->log, "stratum,iteration,max_block_bytes,total_bytes,"
                     "balance_bytes,comm_seconds,compute_seconds,new_tuples,"
-                    "total_tuples\n");
+                    "total_tuples,backend,predicted_seconds,backend_seconds,"
+                    "prediction_error\n");
     return MPI_SUCCESS;
 }
 
@@ -43,6 +44,27 @@ static void progress(ravel_engine *e, const ravel_iteration_record *rec,
             rec->compute_seconds, last ? " (fixed point)" : "");
 }
 
+/* The backend, its predicted and measured time and the relative error of
+ * the prediction ((predicted - measured) / measured); empty fields when
+ * nothing moved. */
+static void write_prediction(FILE *log, const ravel_iteration_record *rec)
+{
+    const char *name = rec->backend >= 0
+                           ? ravel_alltoallv_name((size_t)rec->backend)
+                           : NULL;
+    if (!name) {
+        fprintf(log, "none,,,\n");
+        return;
+    }
+    fprintf(log, "%s,%.9f,%.9f,", name, rec->predicted_seconds,
+            rec->backend_seconds);
+    if (rec->backend_seconds > 0.0)
+        fprintf(log, "%.4f\n", (rec->predicted_seconds -
+                                rec->backend_seconds) / rec->backend_seconds);
+    else
+        fprintf(log, "\n");
+}
+
 int log_record(ravel_engine *e, const ravel_iteration_record *rec)
 {
     if (e->nrecords == e->caprecords) {
@@ -58,13 +80,14 @@ int log_record(ravel_engine *e, const ravel_iteration_record *rec)
     if (e->rank != 0)
         return MPI_SUCCESS;
     if (e->log) {
-        fprintf(e->log, "%u,%u,%llu,%llu,%llu,%.6f,%.6f,%llu,%llu\n",
+        fprintf(e->log, "%u,%u,%llu,%llu,%llu,%.6f,%.6f,%llu,%llu,",
                 rec->stratum, rec->iteration,
                 (unsigned long long)rec->max_block_bytes,
                 (unsigned long long)rec->total_bytes,
                 (unsigned long long)rec->balance_bytes, rec->comm_seconds,
                 rec->compute_seconds, (unsigned long long)rec->new_tuples,
                 (unsigned long long)rec->total_tuples);
+        write_prediction(e->log, rec);
         fflush(e->log);
     }
     if (!e->opt.quiet)

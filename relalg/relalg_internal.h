@@ -10,6 +10,7 @@
 #define RAVEL_RELALG_INTERNAL_H
 
 #include "ravel/comm.h"
+#include "ravel/cost_model.h"
 #include "ravel/relalg.h"
 
 #include <stdint.h>
@@ -189,6 +190,9 @@ struct ravel_engine {
     ravel_engine_options opt;
     char backend_name[64];
     ravel_alltoallv_fn alltoallv;
+    int backend_index;            /* in the comm registry */
+    int backend_is_auto;          /* it chooses per call: hint it */
+    ravel_call_stats call_stats;  /* of the iteration's backend call */
     uint64_t buckets;
     uint64_t seed_sub;            /* seed for the sub-bucket hash */
     relation *rels;
@@ -256,6 +260,9 @@ int outbox_ensure(ravel_engine *e);
 typedef struct {
     uint64_t max_block_bytes;
     uint64_t total_bytes;
+    int backend;              /* registry index of the backend used; -1 */
+    double predicted_seconds; /* the model's time for its call(s) */
+    double backend_seconds;   /* measured time of the call(s) */
 } exchange_stats;
 
 /* Sends every queued tuple to its rank with one alltoallv (more rounds only

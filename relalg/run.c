@@ -16,7 +16,8 @@
 /* Fields of the iteration's allreduce: the first MAX_FIELDS take the maximum
  * (times as the bits of non-negative doubles, which order like integers),
  * the rest are summed. */
-enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, MAX_FIELDS,
+enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, F_BACKEND, F_PREDICTED,
+       F_BACKEND_TIME, MAX_FIELDS,
        F_BYTES = MAX_FIELDS, F_NEW, F_TOTAL, NFIELDS };
 
 static void record_reduce(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -119,6 +120,9 @@ static int iterate(ravel_engine *e, const stratum *s, int local_error,
     f[F_COMPUTE] = double_bits((t1 - t0) + (t3 - t2));
     f[F_COMM] = double_bits(t2 - t1);
     f[F_ERROR] = err != MPI_SUCCESS;
+    f[F_BACKEND] = (uint64_t)(st.backend + 1); /* the same on every rank */
+    f[F_PREDICTED] = double_bits(st.predicted_seconds);
+    f[F_BACKEND_TIME] = double_bits(st.backend_seconds);
     f[F_BYTES] = st.total_bytes;
     f[F_NEW] = fresh;
     f[F_TOTAL] = total;
@@ -160,6 +164,9 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
         rec.total_bytes = all[F_BYTES];
         rec.comm_seconds = bits_double(all[F_COMM]);
         rec.compute_seconds = bits_double(all[F_COMPUTE]);
+        rec.backend = (int)all[F_BACKEND] - 1;
+        rec.predicted_seconds = bits_double(all[F_PREDICTED]);
+        rec.backend_seconds = bits_double(all[F_BACKEND_TIME]);
         rec.new_tuples = all[F_NEW];
         rec.total_tuples = all[F_TOTAL];
         e->iterations++;

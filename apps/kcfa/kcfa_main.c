@@ -30,6 +30,7 @@ typedef struct {
     uint64_t generate;
     const char *comm, *log, *output;
     int emit, json, quiet, no_balance, help;
+    const char *model;
 } kcfa_options;
 
 static const char usage[] =
@@ -100,6 +101,7 @@ static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
     ravel_engine_options eo;
     ravel_engine_options_init(&eo);
     eo.comm_backend = o->comm;
+    eo.model_path = o->model;
     eo.log_path = o->log;
     eo.quiet = o->quiet;
     eo.load_balance = !o->no_balance;
@@ -156,7 +158,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     ravel_log_set_program("ravel-kcfa");
-    kcfa_options o = {0, 0, "vendor", NULL, NULL, 0, 0, 0, 0, 0};
+    kcfa_options o = {0, 0, "vendor", NULL, NULL, 0, 0, 0, 0, 0, NULL};
     const ravel_option options[] = {
         {"k", RAVEL_OPT_INT, &o.k, "K", "context length (call sites), >= 1"},
         {"generate", RAVEL_OPT_U64, &o.generate, "N",
@@ -165,7 +167,11 @@ int main(int argc, char **argv)
          "print the program (re-parseable) instead of analysing it"},
         {"comm", RAVEL_OPT_STRING, &o.comm, "NAME",
          "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck); default vendor"},
+         "padded-bruck, two-phase-bruck, or auto: the one the cost model "
+         "predicts fastest, per iteration); default vendor"},
+        {"model", RAVEL_OPT_STRING, &o.model, "FILE",
+         "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
+         "else built-in)"},
         {"log", RAVEL_OPT_STRING, &o.log, "FILE.csv",
          "write the engine's per-iteration log"},
         {"output", RAVEL_OPT_STRING, &o.output, "DIR",

@@ -30,6 +30,7 @@ typedef struct {
     const char *indices;
     int height;
     int json, quiet, no_balance, help;
+    const char *model;
 } tc_options;
 
 static const char usage[] = "mpiexec -n P ravel-tc [options] [GRAPH]";
@@ -95,6 +96,7 @@ static int run(const tc_options *o, const char *graph_path,
     ravel_engine_options eo;
     ravel_engine_options_init(&eo);
     eo.comm_backend = o->comm;
+    eo.model_path = o->model;
     eo.log_path = o->log;
     eo.quiet = o->quiet;
     eo.load_balance = !o->no_balance;
@@ -146,11 +148,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     ravel_log_set_program("ravel-tc");
     tc_options o = {"vendor", NULL, NULL, "parallel", "stored", "strict",
-                    (int)RAVEL_TC_DEFAULT_HEIGHT, 0, 0, 0, 0};
+                    (int)RAVEL_TC_DEFAULT_HEIGHT, 0, 0, 0, 0, NULL};
     const ravel_option options[] = {
         {"comm", RAVEL_OPT_STRING, &o.comm, "NAME",
          "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck); default vendor"},
+         "padded-bruck, two-phase-bruck, or auto: the one the cost model "
+         "predicts fastest, per iteration); default vendor"},
+        {"model", RAVEL_OPT_STRING, &o.model, "FILE",
+         "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
+         "else built-in)"},
         {"log", RAVEL_OPT_STRING, &o.log, "FILE.csv",
          "write the per-iteration log (N, bytes, comm and compute time)"},
         {"output", RAVEL_OPT_STRING, &o.output, "FILE",

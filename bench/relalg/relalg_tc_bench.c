@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *mtx = NULL, *comm = "vendor", *log = NULL;
+    const char *mtx = NULL, *comm = "vendor", *log = NULL, *model = NULL;
     uint64_t vertices = 3000, edges = 4500;
     int no_balance = 0, quiet = 0, help = 0, npos = 0;
     ravel_option opts[] = {
@@ -86,6 +86,7 @@ int main(int argc, char **argv)
         {"vertices", RAVEL_OPT_U64, &vertices, "N", "generated graph: N vertices (3000)"},
         {"edges", RAVEL_OPT_U64, &edges, "M", "generated graph: M edges (4500)"},
         {"comm", RAVEL_OPT_STRING, &comm, "NAME", "alltoallv backend (vendor)"},
+        {"model", RAVEL_OPT_STRING, &model, "FILE", "cost model (ravel-calibrate)"},
         {"no-balance", RAVEL_OPT_FLAG, &no_balance, NULL, "disable load balancing"},
         {"log", RAVEL_OPT_STRING, &log, "FILE", "per-iteration CSV"},
         {"quiet", RAVEL_OPT_FLAG, &quiet, NULL, "no progress lines"},
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
     ravel_engine_options o;
     ravel_engine_options_init(&o);
     o.comm_backend = comm;
+    o.model_path = model;
     o.load_balance = !no_balance;
     o.log_path = log;
     o.quiet = quiet;

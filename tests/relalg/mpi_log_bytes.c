@@ -8,7 +8,11 @@
  * another) must lie between a rank's bytes / (P - 1) and its bytes, and
  * equal the largest rank's bytes at P = 2, where each rank has one peer.
  * The CSV written by rank 0 must hold the same records.  Also checks the
- * closure size against a breadth-first search done here.
+ * closure size against a breadth-first search done here.  Every iteration
+ * that moved bytes names the backend that moved them (the fixed one; with
+ * auto, one of the others), a positive predicted time and a measured time
+ * within the exchange's; bytes are not compared for auto, whose choice may
+ * pad.
  * usage: mpiexec -n P mpi_relalg_log_bytes */
 #include "ravel/comm.h"
 #include "ravel/error.h"
@@ -31,9 +35,36 @@ static void fail(const char *what, unsigned it)
     failures++;
 }
 
+/* The backend the records must name: fixed, or NULL for auto. */
+static const char *expected_backend;
+
+static void check_backend(const ravel_iteration_record *rec)
+{
+    const char *name = rec->backend >= 0
+                           ? ravel_alltoallv_name((size_t)rec->backend)
+                           : NULL;
+    if (rec->total_bytes == 0)
+        return;
+    if (!name || strcmp(name, "auto") == 0 ||
+        (expected_backend && strcmp(name, expected_backend) != 0))
+        fail("the record names the backend that moved the bytes",
+             rec->iteration);
+    if (!(rec->predicted_seconds > 0.0))
+        fail("the record has a positive predicted time", rec->iteration);
+    if (!(rec->backend_seconds > 0.0) ||
+        rec->backend_seconds > rec->comm_seconds)
+        fail("the backend's time lies within the exchange's",
+             rec->iteration);
+}
+
 static void hook(const ravel_iteration_record *rec, void *arg)
 {
     (void)arg;
+    check_backend(rec);
+    if (!expected_backend) {
+        ravel_comm_stats_reset();
+        return;
+    }
     int P;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     uint64_t mine = ravel_comm_stats_get().bytes, sum = 0, max = 0;
@@ -87,8 +118,14 @@ static void check_csv(const char *path, const ravel_engine *e)
         unsigned s, it;
         unsigned long long nb, tb, bb, nt, tt;
         double cs, ps;
-        if (sscanf(line, "%u,%u,%llu,%llu,%llu,%lf,%lf,%llu,%llu", &s, &it,
-                   &nb, &tb, &bb, &cs, &ps, &nt, &tt) != 9 || rows >= n ||
+        char backend[32];
+        const char *want_backend =
+            rows < n && rec[rows].backend >= 0
+                ? ravel_alltoallv_name((size_t)rec[rows].backend)
+                : "none";
+        if (sscanf(line, "%u,%u,%llu,%llu,%llu,%lf,%lf,%llu,%llu,%31[^,]", &s,
+                   &it, &nb, &tb, &bb, &cs, &ps, &nt, &tt, backend) != 10 ||
+            rows >= n || strcmp(backend, want_backend) != 0 ||
             s != rec[rows].stratum || it != rec[rows].iteration ||
             nb != rec[rows].max_block_bytes || tb != rec[rows].total_bytes ||
             nt != rec[rows].new_tuples || tt != rec[rows].total_tuples)
@@ -117,13 +154,14 @@ int main(int argc, char **argv)
         edges[k][1] = (x >> 29) % V;
     }
     uint64_t want = bfs_closure((const uint64_t(*)[2])edges);
-    const char *backends[] = {"vendor", "spread-out"};
+    const char *backends[] = {"vendor", "spread-out", "auto"};
     char csv[64];
     snprintf(csv, sizeof csv, "relalg_log_bytes.%d.csv", P);
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < 3; b++) {
         ravel_engine_options o;
         ravel_engine_options_init(&o);
         o.comm_backend = backends[b];
+        expected_backend = strcmp(backends[b], "auto") ? backends[b] : NULL;
         o.load_balance = 0;
         o.quiet = 1;
         o.log_path = csv;

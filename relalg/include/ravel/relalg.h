@@ -81,6 +81,9 @@ typedef struct {
     const char *log_path;     /* per-iteration CSV (rank 0 writes); NULL =
                                  none */
     int quiet;                /* no progress lines on stderr; default 0 */
+    const char *model_path;   /* cost model file (ravel-calibrate) for the
+                                 auto backend and the predictions in the
+                                 log; NULL = RAVEL_MODEL, else built-in */
     uint64_t pack_min_tuples; /* a relation that no rule of the running
                                  stratum reads in full is stored packed (a
                                  few bytes per tuple) once this many of its
@@ -214,6 +217,13 @@ typedef struct {
     uint64_t balance_bytes;    /* bytes moved by load balancing after it */
     double comm_seconds;       /* exchange time, max over ranks */
     double compute_seconds;    /* rule evaluation and insertion, max */
+    int backend;               /* registry index (ravel_alltoallv_name) of
+                                  the backend that moved the tuples: the
+                                  fixed one, or auto's choice; -1 when
+                                  nothing moved */
+    double predicted_seconds;  /* the cost model's time for that call */
+    double backend_seconds;    /* its measured time, max over ranks (part
+                                  of comm_seconds) */
     uint64_t new_tuples;       /* tuples added to declared relations */
     uint64_t total_tuples;     /* tuples in declared relations afterwards */
 } ravel_iteration_record;
