@@ -10,7 +10,7 @@ static const char *comm_text = "all", *sizes_text =
     "16,32,64,128,256,512,1024,2048", *dist_text = "uniform",
                   *type_text = "double";
 
-#define OPTION_COUNT 10
+#define OPTION_COUNT 11
 static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
@@ -34,6 +34,9 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
          "(default uniform)"},
         {"type", RAVEL_OPT_STRING, &type_text, "T",
          "double | byte: the element type (default double)"},
+        {"model", RAVEL_OPT_STRING, &cfg->model_path, "FILE",
+         "cost model for the predicted times and auto (ravel-calibrate; "
+         "default $RAVEL_MODEL, else built-in)"},
         {"help", RAVEL_OPT_FLAG, &cfg->help, NULL, "this text"},
     };
     memcpy(options, table, sizeof table);
@@ -50,7 +53,8 @@ void a2a_config_print_help(FILE *out)
         "Times every alltoallv backend of ravel side by side on non-uniform\n"
         "blocks.  A call's time is the slowest rank's; the table and the CSV\n"
         "give the median and the median absolute deviation over the timed\n"
-        "calls, with the messages and bytes each rank sent per call.",
+        "calls, with the messages and bytes each rank sent per call, and\n"
+        "the cost model's predicted time with its relative error.",
         options, OPTION_COUNT);
 }
 

@@ -22,6 +22,7 @@ typedef struct {
     uint64_t iters, warmup, seed;
     int verify, help;
     const char *csv_path;  /* NULL: no CSV */
+    const char *model_path; /* --model: NULL = RAVEL_MODEL or built-in */
     a2a_dist dist;
     const char *type_name; /* "double" or "byte" */
     MPI_Datatype type;

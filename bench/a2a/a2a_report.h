@@ -16,7 +16,16 @@ typedef struct {
     double bytes_mean, bytes_max;       /* per rank and call, padding incl. */
     double metadata_messages_mean;      /* per rank and call */
     double data_bytes_mean;             /* the exchange's own, per rank */
+    double predicted_us;  /* the cost model's time (auto: of its choice) */
+    const char *chose;    /* auto: the backend it called; else NULL */
 } a2a_result;
+
+/* The relative error of a prediction: (predicted - median) / median. */
+double a2a_prediction_error(const a2a_result *r);
+
+/* The closing lines: the model's median relative error per backend, over
+ * the rows of the run (rows[0..n)). */
+void a2a_report_model_errors(FILE *out, const a2a_result *rows, size_t n);
 
 /* The run's parameters and the table's header. */
 void a2a_report_header(FILE *out, const a2a_config *cfg, int P, int shared);

@@ -23,6 +23,8 @@
 #include "a2a_stats.h"
 
 #include <ravel/comm.h>
+#include <ravel/cost_model.h>
+#include <ravel/error.h>
 
 #include <errno.h>
 #include <mpi.h>
@@ -50,6 +52,8 @@ static int any_failed(int failed, const char *err, MPI_Comm comm)
 
 typedef struct {
     double *times, *scratch; /* iters each */
+    a2a_result *rows;        /* every row of the run, for the model's error */
+    size_t nrows;
     uint64_t totals[3];      /* messages, bytes, metadata messages */
     int wrong;               /* some call's result differed from vendor's */
 } timing;
@@ -140,6 +144,24 @@ static int make_reference(const a2a_exchange *x, const a2a_config *cfg,
     return any_failed(failed, err, comm);
 }
 
+/* The model's time for backend `name` on this call (auto: for what it
+ * chose last, which it reports), in microseconds. */
+static int predict(const char *name, const ravel_call_stats *s, MPI_Comm comm,
+                   a2a_result *r)
+{
+    double seconds = 0.0;
+    int err;
+    if (strcmp(name, "auto") == 0) {
+        int choice = -1;
+        err = ravel_comm_last_choice(comm, &choice, &seconds);
+        r->chose = choice >= 0 ? ravel_alltoallv_name((size_t)choice) : NULL;
+    } else {
+        err = ravel_comm_predict(comm, name, s, &seconds);
+    }
+    r->predicted_us = 1e6 * seconds;
+    return err;
+}
+
 /* Times every backend at one N; returns 0, or 1 when something failed. */
 static int run_size(const a2a_config *cfg, uint64_t n_bytes,
                     uint64_t max_elems, int shared, FILE *csv, MPI_Comm comm,
@@ -158,12 +180,23 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
         status = 1;
         goto fn_exit;
     }
+    ravel_call_stats stats;
+    if (ravel_comm_call_stats(x.sendbuf, x.sendcounts, cfg->type,
+                              x.recvcounts, cfg->type, comm,
+                              &stats) != MPI_SUCCESS) {
+        if (me == 0)
+            fprintf(stderr, "ravel-a2a: %s\n", ravel_error_message());
+        status = 1;
+        goto fn_exit;
+    }
     for (size_t b = 0; b < cfg->nbackends; b++) {
         a2a_result r = {.backend = cfg->backends[b], .n_bytes = n_bytes};
         int code = timed_calls(ravel_alltoallv_lookup(cfg->backends[b]), &x,
                                cfg, comm, t);
         if (code == MPI_SUCCESS)
             code = summarise(&x, cfg, comm, t, &r);
+        if (code == MPI_SUCCESS)
+            code = predict(cfg->backends[b], &stats, comm, &r);
         if (code != MPI_SUCCESS) {
             /* With MPI_ERRORS_RETURN set by a caller; fatal by default. */
             if (me == 0)
@@ -183,6 +216,7 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
             if (csv)
                 a2a_report_csv_row(csv, cfg, P, &r);
         }
+        t->rows[t->nrows++] = r;
     }
 fn_exit:
     a2a_exchange_free(&x);
@@ -209,6 +243,10 @@ static int run(int argc, char **argv, MPI_Comm comm)
         return 0;
     }
     int failed = a2a_dist_load(&cfg.dist, P, err, sizeof err) != 0;
+    if (!failed && ravel_comm_use_model_file(cfg.model_path) != MPI_SUCCESS) {
+        snprintf(err, sizeof err, "%s", ravel_error_message());
+        failed = 1;
+    }
     if (!failed && me == 0 && cfg.csv_path) {
         csv = a2a_report_csv_open(cfg.csv_path);
         if (!csv) {
@@ -220,7 +258,8 @@ static int run(int argc, char **argv, MPI_Comm comm)
     if (!failed) {
         t.times = malloc(cfg.iters * sizeof *t.times);
         t.scratch = malloc(cfg.iters * sizeof *t.scratch);
-        if (!t.times || !t.scratch) {
+        t.rows = malloc(A2A_MAX_LIST * A2A_MAX_LIST * sizeof *t.rows);
+        if (!t.times || !t.scratch || !t.rows) {
             snprintf(err, sizeof err, "rank %d: out of memory for %llu times",
                      me, (unsigned long long)cfg.iters);
             failed = 1;
@@ -247,9 +286,12 @@ static int run(int argc, char **argv, MPI_Comm comm)
                                cfg.sizes[i] / cfg.elem_size, shared, csv,
                                comm, &t);
     }
+    if (me == 0)
+        a2a_report_model_errors(stdout, t.rows, t.nrows);
 fn_exit:
     if (csv)
         fclose(csv);
+    free(t.rows);
     free(t.times);
     free(t.scratch);
     a2a_dist_free(&cfg.dist);
