@@ -70,6 +70,35 @@ static int check_output(const char *path)
     return err;
 }
 
+/* Figures a quiet machine does not produce: a warning, not an error, since
+ * they are what this machine did (and a test must not depend on load). */
+#define SUSPECT_ALPHA 1e-4     /* s: 100 us is a slow network, not MPI's */
+#define SUSPECT_RESIDUAL 0.5   /* median |fit - t| / t */
+
+static void warn_if_disturbed(const char *name, const cal_series *s)
+{
+    if (s->measured && s->median_residual > SUSPECT_RESIDUAL)
+        ravel_log_root(RAVEL_LOG_WARN, "%s: the line misses half the points "
+                       "by more than %.0f%% (median residual %.0f%%): the "
+                       "measurement looks disturbed (another job on these "
+                       "cores?); calibrate on an otherwise idle machine",
+                       name, 100 * SUSPECT_RESIDUAL,
+                       100 * s->median_residual);
+}
+
+static void check_plausible(const cal_series *pingpong, const cal_series *post,
+                            const cal_series *copy)
+{
+    if (pingpong->measured && pingpong->intercept > SUSPECT_ALPHA)
+        ravel_log_root(RAVEL_LOG_WARN, "alpha = %.3g s is more than %.0f us: "
+                       "with more busy ranks than cores, every message waits "
+                       "for a time slice; calibrate on an otherwise idle "
+                       "machine", pingpong->intercept, SUSPECT_ALPHA * 1e6);
+    warn_if_disturbed("alpha, beta", pingpong);
+    warn_if_disturbed("o", post);
+    warn_if_disturbed("gamma", copy);
+}
+
 /* Rank 0 writes the file from what was measured. */
 static int write_model(const cal_options *o, const cal_topology *t,
                        const cal_series *pingpong, const cal_series *post,
@@ -156,6 +185,7 @@ static int calibrate(const cal_options *o, MPI_Comm comm)
     if (t.rank == 0) {
         if (!o->quiet)
             print_measurements(&t, &pingpong, &post, &copy);
+        check_plausible(&pingpong, &post, &copy);
         err = write_model(o, &t, &pingpong, &post, &copy);
         fflush(stdout);
     }
