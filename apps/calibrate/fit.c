@@ -13,6 +13,12 @@
  * The alternative (alpha from the small sizes, beta from the large) needs a
  * threshold between them that depends on the machine; this does not.
  *
+ * A side effect that suits a shared machine: a line below a point misses it
+ * by at most 100%, a line above it by any factor, so the fit hugs the lower
+ * envelope of the points, and interference only ever adds time.  (At load
+ * 10 on 2 cores, with every small size's ping-pong at 10 ms, a time slice,
+ * the fit still gave alpha = 25 us from the sizes that ran undisturbed.)
+ *
  * The residuals reported are |fit - t| / t per point: how far the straight
  * line is from the machine.  A large residual at some sizes means the
  * machine is not a straight line there (an MPI protocol switch, a cache
