@@ -37,7 +37,10 @@ int ravel_json_read_file(const char *path, size_t max_bytes,
     char *text = NULL;
     struct stat st;
     *out = NULL;
-    fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO (say /dev/stdin, or a named pipe given by
+     * mistake) would otherwise wait for a writer before the check below
+     * could refuse it; it changes nothing for a regular file. */
+    fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         err = ravel_error_set(MPI_ERR_FILE, "%s: cannot open: %s", path,
                               strerror(errno));

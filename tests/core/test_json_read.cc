@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 #include "ravel/error.h"
 #include "ravel/json.h"
@@ -265,6 +268,14 @@ TEST(JsonReadFile, MessagesNameTheFile)
     EXPECT_NE(ravel_json_read_file(d.c_str(), 1 << 20, &root), 0);
     EXPECT_EQ(std::string(ravel_error_message()),
               d + ": not a regular file (a directory)");
+    // A FIFO is refused at once, not waited on for a writer.
+    std::string fifo = d + "/fifo.json";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_EQ(ravel_json_read_file(fifo.c_str(), 1 << 20, &root),
+              MPI_ERR_FILE);
+    EXPECT_EQ(std::string(ravel_error_message()),
+              fifo + ": not a regular file");
+    unlink(fifo.c_str());
     std::string missing = d + "/missing.json";
     EXPECT_NE(ravel_json_read_file(missing.c_str(), 1 << 20, &root), 0);
     EXPECT_EQ(std::string(ravel_error_message()),
