@@ -1,5 +1,6 @@
-/* check_model_file FILE RANKS: the model ravel-calibrate wrote on RANKS ranks
- * of one node loads with ravel_cost_model_load, and its figures are
+/* check_model_file FILE RANKS [NODES]: the model ravel-calibrate wrote on
+ * RANKS ranks spread evenly over NODES nodes (default 1) loads with
+ * ravel_cost_model_load, and its figures are
  * plausible for any machine (wide bounds: this checks units and sign, not
  * speed; no assertion depends on timing).  Exits non-zero naming each
  * failure. */
@@ -43,14 +44,20 @@ static int is_true(const ravel_json_value *v)
     return v && v->kind == RAVEL_JSON_TRUE;
 }
 
-static void check_extras(const ravel_json_value *root, int ranks)
+static void check_extras(const ravel_json_value *root, int ranks, int nodes)
 {
     const ravel_json_value *r = member(root, "ranks", NULL);
     check(r && r->kind == RAVEL_JSON_NUMBER && r->number == ranks,
           "\"ranks\" must be the rank count", r ? r->number : -1);
     const ravel_json_value *n = member(root, "nodes", NULL);
-    check(n && n->kind == RAVEL_JSON_NUMBER && n->number == 1,
-          "\"nodes\" must be 1 on this machine", n ? n->number : -1);
+    check(n && n->kind == RAVEL_JSON_NUMBER && n->number == nodes,
+          "\"nodes\" must be the node count", n ? n->number : -1);
+    /* With several nodes the partner must be on another one. */
+    const ravel_json_value *method =
+        member(member(root, "fit", NULL), "alpha_beta", "method");
+    check(nodes == 1 || (method && method->kind == RAVEL_JSON_STRING &&
+                         strstr(method->string, "different nodes")),
+          "with several nodes, the ping-pong must cross nodes", nodes);
     const ravel_json_value *h = member(root, "host", NULL);
     check(h && h->kind == RAVEL_JSON_STRING && h->length > 0,
           "\"host\" must be a non-empty string", 0);
@@ -79,9 +86,11 @@ static void check_extras(const ravel_json_value *root, int ranks)
 
 int main(int argc, char **argv)
 {
-    int ranks;
-    if (argc != 3 || ravel_parse_int(argv[2], &ranks) || ranks < 1) {
-        fprintf(stderr, "usage: check_model_file FILE RANKS\n");
+    int ranks, nodes = 1;
+    if ((argc != 3 && argc != 4) || ravel_parse_int(argv[2], &ranks) ||
+        ranks < 1 ||
+        (argc == 4 && (ravel_parse_int(argv[3], &nodes) || nodes < 1))) {
+        fprintf(stderr, "usage: check_model_file FILE RANKS [NODES]\n");
         return 2;
     }
     ravel_cost_params m;
@@ -101,14 +110,15 @@ int main(int argc, char **argv)
     check_range("beta (s/B)", m.beta, 1e-13, 1e-6);
     check_range("gamma (s/B)", m.gamma, 1e-12, 1e-8);
     check_range("o (s)", m.o, 1e-10, 1e-2);
-    check(m.ranks_per_node == ranks, "ranks_per_node must equal the ranks "
-          "(one node)", m.ranks_per_node);
+    check(m.ranks_per_node == (ranks + nodes - 1) / nodes,
+          "ranks_per_node must be the ranks of the largest node",
+          m.ranks_per_node);
     ravel_json_value *root = NULL;
     if (ravel_json_read_file(argv[1], 1 << 20, &root) != MPI_SUCCESS) {
         fprintf(stderr, "check_model_file: %s\n", ravel_error_message());
         return 1;
     }
-    check_extras(root, ranks);
+    check_extras(root, ranks, nodes);
     ravel_json_free(root);
     if (failures == 0)
         printf("check_model_file: %s: alpha %.3g s, beta %.3g s/B, gamma "
