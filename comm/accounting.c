@@ -7,7 +7,11 @@
  * (smpi/simulate-computation:no keeps runs deterministic), which flatters
  * every algorithm that copies: two-phase Bruck forwards each byte about
  * (log2 P)/2 times through memory.  Charging bytes x gamma with smpi_execute
- * is deterministic and costs the host nothing.  The per-message CPU cost is
+ * is deterministic and costs the host nothing.  Charges accumulate and are
+ * paid in one smpi_execute before the next message is posted or waited for
+ * (comm_charge_flush): one copy of a small block costs less than SMPI's
+ * smallest execution (smpi/cpu-threshold, 1 us by default), and one event
+ * per message keeps the host's cost down.  The per-message CPU cost is
  * NOT charged here: SMPI charges it itself (smpi/os, smpi/or, smpi/ois) to
  * every message, the MPI library's own collectives included, which a charge
  * from ravel could not reach. */
@@ -65,12 +69,24 @@ static double simulated_gamma(void)
 }
 #endif
 
+#ifdef SMPI_SHARED_MALLOC
+static double pending_seconds; /* charged, not yet paid */
+#endif
+
 void ravel_comm_charge_copy(size_t bytes)
 {
     stats.copied += bytes;
 #ifdef SMPI_SHARED_MALLOC
-    double gamma = simulated_gamma();
-    if (gamma > 0.0 && bytes > 0)
-        smpi_execute((double)bytes * gamma);
+    pending_seconds += (double)bytes * simulated_gamma();
+#endif
+}
+
+void comm_charge_flush(void)
+{
+#ifdef SMPI_SHARED_MALLOC
+    if (pending_seconds > 0.0) {
+        smpi_execute(pending_seconds);
+        pending_seconds = 0.0;
+    }
 #endif
 }

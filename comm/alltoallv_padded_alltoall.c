@@ -45,6 +45,7 @@ static int padded_alltoall_kernel(const comm_exchange *x)
     for (int i = 0; i < P; i++)
         comm_copy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
                   x->send_bytes[i]);
+    comm_charge_flush();
     if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
         err = MPI_Alltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
                            x->ctx->comm);

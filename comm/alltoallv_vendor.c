@@ -37,6 +37,7 @@ int ravel_alltoallv_vendor(const void *sendbuf, const int sendcounts[],
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return comm_report_error(comm, "vendor", err);
+    comm_charge_flush(); /* the engine's packing, say */
     if (ctx->wait == RAVEL_WAIT_BLOCK) {
         err = MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, ctx->comm);

@@ -283,6 +283,7 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
     comm_exchange x = {send_base, recv_base, sizes, offsets,
                        sizes + P, offsets + P, ctx};
     err = kernel(&x);
+    comm_charge_flush(); /* the last unpacking */
     if (err == MPI_SUCCESS && !rt.dense)
         err = unpack_recv(recv_staging, recvbuf, recvcounts, rdispls, recvtype,
                           &rt, P, sizes + P, ctx->comm);

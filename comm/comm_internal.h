@@ -81,6 +81,11 @@ void comm_stats_add(uint64_t messages, uint64_t bytes);
 void comm_stats_send(size_t bytes, int metadata);
 void comm_stats_receive(void);
 
+/* Pays the copies charged so far to SMPI's clock (nothing outside SMPI).
+ * Called before every message is posted or waited for, and at the end of
+ * every backend call. */
+void comm_charge_flush(void);
+
 /* memcpy that reports its bytes (ravel_comm_charge_copy); bytes may be 0
  * with null pointers. */
 void comm_copy(void *to, const void *from, size_t bytes);

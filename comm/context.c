@@ -129,6 +129,7 @@ fn_fail_dup:
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[])
 {
+    comm_charge_flush();
     if (ctx->wait == RAVEL_WAIT_BLOCK)
         return MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
     for (;;) {
@@ -166,6 +167,7 @@ int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return err;
+    comm_charge_flush();
     if (ctx->wait == RAVEL_WAIT_BLOCK)
         return MPI_Allreduce(sendbuf, recvbuf, count, type, op, ctx->comm);
     MPI_Request request;
@@ -182,6 +184,7 @@ int ravel_comm_barrier(MPI_Comm comm)
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return err;
+    comm_charge_flush();
     if (ctx->wait == RAVEL_WAIT_BLOCK)
         return MPI_Barrier(ctx->comm);
     MPI_Request request;

@@ -33,28 +33,36 @@
  *
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
- *  nothing is shared (share = 1).  Otherwise a direct exchange has every
- *  rank of a node sending off-node at once (share = ranks per node q), and
- *  at a Bruck step of distance d the ranks whose partner is off-node are
- *  min(d, q) of the node's q (consecutive placement).  A byte then costs
- *  beta * share.  An allreduce of a few words costs L (alpha + 2 o)
- *  (recursive doubling).
+ *  nothing is shared (share = 1).  Otherwise in a direct exchange every
+ *  rank of a node sends off-node at once (share = ranks per node q) the
+ *  fraction (P-q)/(P-1) of its bytes, the rest staying on the node
+ *  (unshared), and at a Bruck step of distance d the ranks whose partner
+ *  is off-node are min(d, q) of the node's q (consecutive placement).  A
+ *  byte then costs beta * share.  An allreduce of a few words costs
+ *  L (alpha + 2 o) (recursive doubling) on one node, and (2 ceil(log2 q)
+ *  + ceil(log2 nodes)) (alpha + 2 o) across nodes (reduce in the node,
+ *  allreduce among leaders, broadcast in the node: MPICH's SMP-aware
+ *  allreduce).
  *  vendor (MPICH)   scattered, 32 peers per batch, empty blocks skipped:
- *                   ceil(P/32) alpha + o (Es + Er) + beta q' max(S, R)
- *                   + gamma Z, with Es/Er the most non-empty blocks a rank
- *                   sends/receives, q' the direct-exchange share.
+ *                   ceil(P/32) alpha + max(o (Es + Er), beta q' max(S, R))
+ *                   + gamma Z (posting overlaps the transfers), with Es/Er the most non-empty blocks a rank
+ *                   sends/receives, q' the direct-exchange share
+ *                   (q (P-q)/(P-1) + (q-1)/(P-1) with several nodes).
  *  vendor (SMPI)    SimGrid's "mpich" alltoallv: batches of 4 peers, empty
- *                   blocks posted too: ceil(P/4) alpha + 2 o (P-1) + the
- *                   same bandwidth and copy terms.
- *  spread-out       ceil((P-1)/b) alpha + o (Es + Er) + beta q' max(S, R)
- *                   + gamma Z, with b = throttle/2 rounds per batch.
+ *                   blocks posted too: ceil(P/4) alpha + max(2 o (P-1),
+ *                   the same bandwidth term) + gamma Z.
+ *  spread-out       ceil((P-1)/b) alpha + max(o (Es + Er), beta q'
+ *                   max(S, R)) + gamma Z, with b = throttle/2 rounds per
+ *                   batch.
  *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
  *                   picks it (Bruck for M <= 256 and P >= 8: L (alpha + 2 o)
  *                   + beta sum_k share_k n_k M + gamma (2 P M + 2 W M) for
  *                   its rotations and packing; scattered up to 32 KiB:
- *                   ceil(P/32) alpha + 2 o (P-1) + beta q' (P-1) M; pairwise
+ *                   ceil(P/32) alpha + max(2 o (P-1), beta q' (P-1) M);
+ *                   pairwise
  *                   beyond: (P-1) (alpha + 2 o) + beta q' (P-1) M) + gamma
- *                   (S + R + 2 Z) for ravel's own copies.
+ *                   (S + R + 2 Z) for ravel's own copies.  (SimGrid's
+ *                   selector differs a little: vendor_alltoall says how.)
  *  padded-bruck     allreduce + sum_k [alpha + 2 o + beta share_k n_k M]
  *                   + gamma (Z + S + R + 2 (W - P + 1) M).
  *  two-phase-bruck  sum_k [2 alpha + 4 o + beta share_k (8 n_k + D_k)]
@@ -281,9 +289,16 @@ static double share(const call_model *c, int d)
     return (double)d;
 }
 
+/* A few words: recursive doubling on one node; across nodes MPICH (and
+ * SimGrid's "mpich" selector) reduce within the node, allreduce among
+ * the node leaders and broadcast within the node. */
 static double allreduce_time(const call_model *c)
 {
-    return c->L * (c->m->alpha + 2 * c->m->o);
+    int q = c->m->ranks_per_node < 1 ? 1 : c->m->ranks_per_node;
+    int rounds = c->L;
+    if (c->nodes > 1 && q > 1)
+        rounds = 2 * ravel_bruck_steps(q) + ravel_bruck_steps(c->nodes);
+    return rounds * (c->m->alpha + 2 * c->m->o);
 }
 
 static double batches(int peers, int per_batch)
@@ -291,9 +306,29 @@ static double batches(int peers, int per_batch)
     return peers <= 0 ? 0.0 : (double)((peers + per_batch - 1) / per_batch);
 }
 
+/* A direct exchange's bytes: of a rank's P-1 peers, P-q are off-node
+ * (when there are several nodes), and those bytes share the interface with
+ * the q ranks of the node; bytes to the q-1 peers on the node are not
+ * shared. */
+static double direct_bandwidth_bytes(const call_model *c, double bytes)
+{
+    double q = share(c, 0);
+    if (c->nodes <= 1 || c->P <= 1)
+        return c->m->beta * bytes;
+    double off = (c->P - q) / (c->P - 1);
+    return c->m->beta * bytes * (off * q + (1.0 - off));
+}
+
+/* A direct exchange posts its messages while earlier ones are on the wire:
+ * the CPU's posting and the network's transfer overlap. */
+static double overlap(double cpu, double network)
+{
+    return cpu > network ? cpu : network;
+}
+
 static double direct_bandwidth(const call_model *c)
 {
-    return c->m->beta * share(c, 0) * (c->S > c->R ? c->S : c->R);
+    return direct_bandwidth_bytes(c, c->S > c->R ? c->S : c->R);
 }
 
 static double predict_vendor(const call_model *c)
@@ -303,13 +338,15 @@ static double predict_vendor(const call_model *c)
 #ifdef SMPI_SHARED_MALLOC
     /* SimGrid's alltoallv under the "mpich" selector (alltoallv-bruck.cpp,
      * despite its name): batches of 4 peers, empty blocks posted too. */
-    double t = batches(c->P, 4) * c->m->alpha + 2 * c->m->o * (c->P - 1);
+    double t = batches(c->P, 4) * c->m->alpha +
+               overlap(2 * c->m->o * (c->P - 1), direct_bandwidth(c));
 #else
     /* MPICH's scattered alltoallv, MPIR_CVAR_ALLTOALL_THROTTLE = 32. */
     double t = batches(c->P, 32) * c->m->alpha +
-               c->m->o * (c->E_send + c->E_recv);
+               overlap(c->m->o * (c->E_send + c->E_recv),
+                       direct_bandwidth(c));
 #endif
-    return t + direct_bandwidth(c) + c->m->gamma * c->Z;
+    return t + c->m->gamma * c->Z;
 }
 
 static double predict_spread_out(const call_model *c)
@@ -318,29 +355,42 @@ static double predict_spread_out(const call_model *c)
         return c->m->gamma * c->Z;
     int per_batch = ravel_comm_spread_out_throttle() / 2;
     return batches(c->P - 1, per_batch) * c->m->alpha +
-           c->m->o * (c->E_send + c->E_recv) + direct_bandwidth(c) +
+           overlap(c->m->o * (c->E_send + c->E_recv), direct_bandwidth(c)) +
            c->m->gamma * c->Z;
 }
 
-/* MPI_Alltoall of M-byte blocks as MPICH chooses it (its default
- * MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE 256 and MEDIUM_MSG_SIZE 32768). */
+/* MPI_Alltoall of M-byte blocks as the MPI library chooses it.  MPICH:
+ * Bruck up to MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 bytes (P >= 8), the
+ * scattered exchange (32 peers a batch) up to MEDIUM_MSG_SIZE = 32768,
+ * pairwise beyond.  SimGrid's "mpich" selector: Bruck below 256, every
+ * message posted at once below 32768, pairwise beyond; and the copies of
+ * its Bruck are free there (SMPI charges no local work of its own). */
 static double vendor_alltoall(const call_model *c, double M)
 {
     const ravel_cost_params *m = c->m;
     double per_rank = (c->P - 1) * M;
-    if (M <= 256 && c->P >= 8) {
+#ifdef SMPI_SHARED_MALLOC
+    int bruck = M < 256 && c->P >= 8;
+    double medium_batches = 1.0, bruck_copies = 0.0;
+#else
+    int bruck = M <= 256 && c->P >= 8;
+    double medium_batches = batches(c->P, 32);
+    double bruck_copies = 2 * c->P * M + 2 * popcount_sum(c->P) * M;
+#endif
+    if (bruck) {
         double t = 0.0;
         for (int k = 0; k < c->L; k++)
             t += m->alpha + 2 * m->o +
                  m->beta * share(c, 1 << k) *
                      ravel_bruck_step_positions(c->P, k, NULL) * M;
-        return t + m->gamma * (2 * c->P * M + 2 * popcount_sum(c->P) * M);
+        return t + m->gamma * bruck_copies;
     }
-    if (M <= 32768)
-        return batches(c->P, 32) * m->alpha + 2 * m->o * (c->P - 1) +
-               m->beta * share(c, 0) * per_rank;
+    if (M < 32768)
+        return medium_batches * m->alpha +
+               overlap(2 * m->o * (c->P - 1),
+                       direct_bandwidth_bytes(c, per_rank));
     return (c->P - 1) * (m->alpha + 2 * m->o) +
-           m->beta * share(c, 0) * per_rank;
+           direct_bandwidth_bytes(c, per_rank);
 }
 
 static double predict_padded_alltoall(const call_model *c)

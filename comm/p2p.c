@@ -25,6 +25,7 @@ int comm_isend(const void *buf, size_t bytes, int peer, int tag,
     if (err != MPI_SUCCESS)
         return err;
     comm_stats_send(bytes, metadata);
+    comm_charge_flush();
     return MPI_Isend(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
 }
 
@@ -36,6 +37,7 @@ int comm_irecv(void *buf, size_t bytes, int peer, int tag,
     if (err != MPI_SUCCESS)
         return err;
     comm_stats_receive();
+    comm_charge_flush();
     return MPI_Irecv(buf, count, MPI_BYTE, peer, tag, ctx->comm, request);
 }
 
@@ -68,6 +70,7 @@ int comm_global_max_block(const comm_exchange *x, size_t *max_bytes)
     /* Block sizes stay far below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T
      * compares as signed. */
     int err;
+    comm_charge_flush();
     if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
         /* The blocking collective: MPI libraries (and SimGrid, which runs
          * non-blocking collectives linearly) pick their best algorithm. */

@@ -13,11 +13,16 @@
 #             nonblocking sends, so ois is the one that matters for them.
 #
 # Settings, and what they leave out:
-#   smpi/simulate-computation:no   the CPU time between MPI calls (copies,
-#       packing, the Bruck rotations, the benchmark's own loops) is not
-#       simulated: simulated time is network + smpi/os/or/ois only.  This is
-#       what makes runs reproducible (the host machine's speed and load do
-#       not enter) and what makes local copy work free in the simulation.
+#   smpi/simulate-computation:no   the CPU time between MPI calls (the
+#       benchmark's own loops, ravel's bookkeeping) is not simulated: runs
+#       are reproducible, the host machine's speed and load do not enter.
+#   RAVEL_SIM_GAMMA (seconds per byte)   ravel charges every byte it copies
+#       (packing, staging, forwarding, its own block: comm/accounting.c)
+#       to the simulated clock with smpi_execute, deterministically.  The
+#       platform sets it: theta 3.64e-10 (theta.xml says where it comes
+#       from); flat 0, free, unless the environment sets RAVEL_SIM_GAMMA.
+#       Copies inside SMPI's own collectives (vendor, MPI_Alltoall of
+#       padded-alltoall) stay free: SMPI does not charge them.
 #   smpi/bw-factor:0:1, smpi/lat-factor:0:1   SMPI's default network model
 #       multiplies latency by 1.6-11.6 and bandwidth by 0.34-1.09 depending
 #       on message size (factors calibrated on one Ethernet cluster); set to
@@ -58,8 +63,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 hostfile=$(mktemp "${TMPDIR:-/tmp}/ravel-smpi-hosts.XXXXXX")
 trap 'rm -f "$hostfile"' EXIT
 case $platform in
-flat)  i=0; while [ $i -lt "$P" ]; do echo "node-$i"; i=$((i + 1)); done ;;
-theta) i=0; while [ $((i * 64)) -lt "$P" ]; do echo "node-$i:64"; i=$((i + 1)); done ;;
+flat)  gamma=${RAVEL_SIM_GAMMA:-0}; i=0; while [ $i -lt "$P" ]; do echo "node-$i"; i=$((i + 1)); done ;;
+theta) gamma=${RAVEL_SIM_GAMMA:-3.64e-10}; i=0; while [ $((i * 64)) -lt "$P" ]; do echo "node-$i:64"; i=$((i + 1)); done ;;
 *) echo "smpi_run.sh: platform '$platform' is not flat or theta" >&2; exit 2 ;;
 esac >"$hostfile"
 nmax=0 shares=yes
@@ -82,11 +87,11 @@ if [ "$limit" -gt 0 ] && [ "$limit" -lt "$need" ]; then
         "vm.max_map_count=$((2 * need)))" >&2
 fi
 os=$(awk -v u="$os_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
-RAVEL_WAIT=block exec smpirun -np "$P" -platform "$here/$platform.xml" \
+RAVEL_WAIT=block RAVEL_SIM_GAMMA=$gamma exec smpirun -np "$P" -platform "$here/$platform.xml" \
     -hostfile "$hostfile" \
     --cfg=smpi/simulate-computation:no \
     --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 \
-    --cfg=smpi/host-speed:1Gf \
+    --cfg=smpi/host-speed:1Gf --cfg=smpi/cpu-threshold:0 \
     --cfg=smpi/coll-selector:mpich \
     --cfg=smpi/os:0:"$os" --cfg=smpi/or:0:"$os" --cfg=smpi/ois:0:"$os" \
     --cfg=contexts/stack-size:256 \

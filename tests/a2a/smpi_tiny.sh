@@ -35,3 +35,24 @@ if ! diff "$verified.cut" "$shared.cut"; then
     exit 1
 fi
 echo "shared-payload timing run matches the verified run"
+
+# Charged local work: with RAVEL_SIM_GAMMA, every byte ravel copies costs
+# simulated time, so two-phase Bruck (which copies every block it forwards)
+# takes longer than in the free run above, and by about what its copies
+# cost; vendor (SMPI's own alltoallv, no ravel copy but the engine's own
+# block) does not change.
+charged=$build/smpi_tiny_charged.csv
+rm -f "$charged"
+RAVEL_SIM_GAMMA=1e-9 run --csv="$charged" >/dev/null
+median() { awk -F, -v b="$2" 'NR > 1 && $2 == b { print $10 }' "$1"; }
+free_tpb=$(median "$shared" two-phase-bruck) paid_tpb=$(median "$charged" two-phase-bruck)
+free_v=$(median "$shared" vendor) paid_v=$(median "$charged" vendor)
+awk -v f="$free_tpb" -v p="$paid_tpb" 'BEGIN { exit !(p > f) }' || {
+    echo "FAIL: charged copies did not slow two-phase Bruck ($f -> $p us)" >&2
+    exit 1
+}
+[ "$free_v" = "$paid_v" ] || {
+    echo "FAIL: charged copies changed vendor's time ($free_v -> $paid_v us)" >&2
+    exit 1
+}
+echo "charged copies: two-phase Bruck $free_tpb -> $paid_tpb us, vendor unchanged ($free_v us)"
