@@ -10,7 +10,7 @@ static const char *comm_text = "all", *sizes_text =
     "16,32,64,128,256,512,1024,2048", *dist_text = "uniform",
                   *type_text = "double";
 
-#define OPTION_COUNT 11
+#define OPTION_COUNT 12
 static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
@@ -37,6 +37,10 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
         {"model", RAVEL_OPT_STRING, &cfg->model_path, "FILE",
          "cost model for the predicted times and auto (ravel-calibrate; "
          "default $RAVEL_MODEL, else built-in)"},
+        {"hint-stats", RAVEL_OPT_FLAG, &cfg->hint_stats, NULL,
+         "tell auto each call's global statistics before the timed call, "
+         "as a caller that exchanges counts first does (ravel's engine); "
+         "its rows are labelled auto+hint"},
         {"help", RAVEL_OPT_FLAG, &cfg->help, NULL, "this text"},
     };
     memcpy(options, table, sizeof table);

@@ -21,6 +21,7 @@ typedef struct {
     size_t nsizes;
     uint64_t iters, warmup, seed;
     int verify, help;
+    int hint_stats; /* --hint-stats: auto is told each call's statistics */
     const char *csv_path;  /* NULL: no CSV */
     const char *model_path; /* --model: NULL = RAVEL_MODEL or built-in */
     a2a_dist dist;

@@ -59,7 +59,8 @@ typedef struct {
 } timing;
 
 static int timed_calls(ravel_alltoallv_fn fn, const a2a_exchange *x,
-                       const a2a_config *cfg, MPI_Comm comm, timing *t)
+                       const a2a_config *cfg, const ravel_call_stats *hint,
+                       MPI_Comm comm, timing *t)
 {
     memset(t->totals, 0, sizeof t->totals);
     t->wrong = 0;
@@ -67,6 +68,8 @@ static int timed_calls(ravel_alltoallv_fn fn, const a2a_exchange *x,
         if (cfg->verify)
             memset(x->recvbuf, 0xa5, x->recv_bytes);
         int err = ravel_comm_barrier(comm);
+        if (err == MPI_SUCCESS && hint)
+            err = ravel_comm_hint_stats(comm, hint);
         if (err != MPI_SUCCESS)
             return err;
         ravel_comm_stats_reset();
@@ -190,9 +193,11 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
         goto fn_exit;
     }
     for (size_t b = 0; b < cfg->nbackends; b++) {
-        a2a_result r = {.backend = cfg->backends[b], .n_bytes = n_bytes};
+        int hinted = cfg->hint_stats && strcmp(cfg->backends[b], "auto") == 0;
+        a2a_result r = {.backend = hinted ? "auto+hint" : cfg->backends[b],
+                        .n_bytes = n_bytes};
         int code = timed_calls(ravel_alltoallv_lookup(cfg->backends[b]), &x,
-                               cfg, comm, t);
+                               cfg, hinted ? &stats : NULL, comm, t);
         if (code == MPI_SUCCESS)
             code = summarise(&x, cfg, comm, t, &r);
         if (code == MPI_SUCCESS)
