@@ -30,6 +30,8 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
         return comm_report_error(comm, "auto", err);
     const ravel_cost_params *model = NULL;
     int model_err = ravel_comm_model(&model, NULL);
+    if (model_err == MPI_SUCCESS)
+        comm_model_announce_default();
     ravel_call_stats s;
     if (ctx->hinted) {
         s = ctx->hint;

@@ -103,6 +103,10 @@ int comm_agree_on_stats(const int sendcounts[], MPI_Datatype sendtype,
                         const int recvcounts[], MPI_Datatype recvtype,
                         int failed, comm_context *ctx, ravel_call_stats *s);
 
+/* Says once, from rank 0, that auto decides with the built-in model
+ * (nothing when a model was given). */
+void comm_model_announce_default(void);
+
 /* Checks that `n` fits in an int for an MPI call; names `what` if not. */
 int comm_int_count(size_t n, const char *what, int *out);
 

@@ -18,10 +18,22 @@
 static ravel_cost_params model;
 static char model_source[4096];
 static int model_set;
+static int model_is_default; /* the built-in one, not yet announced */
+
+void comm_model_announce_default(void)
+{
+    if (!model_is_default)
+        return;
+    model_is_default = 0;
+    ravel_log_root(RAVEL_LOG_INFO, "auto: no cost model given (--model=FILE "
+                   "or RAVEL_MODEL=FILE, written by ravel-calibrate): using "
+                   "the built-in default");
+}
 
 void ravel_comm_set_model(const ravel_cost_params *m, const char *source)
 {
     model = *m;
+    model_is_default = 0;
     snprintf(model_source, sizeof model_source, "%s",
              source ? source : "set by the program");
     model_set = 1;
@@ -50,9 +62,7 @@ int ravel_comm_model(const ravel_cost_params **m, const char **source)
             ravel_cost_params d;
             ravel_cost_params_default(&d);
             ravel_comm_set_model(&d, "built-in");
-            ravel_log_root(RAVEL_LOG_INFO, "no cost model given "
-                           "(--model=FILE or RAVEL_MODEL=FILE, written by "
-                           "ravel-calibrate): using the built-in default");
+            model_is_default = 1;
         }
     }
     *m = &model;

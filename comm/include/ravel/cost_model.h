@@ -108,8 +108,8 @@ int ravel_cost_model_save(const char *path, const ravel_cost_params *m,
                           const char *extra);
 
 /* The model of this process: the one set last, else the file named by
- * RAVEL_MODEL, else the built-in default (with a one-line notice on stderr
- * from rank 0 of MPI_COMM_WORLD, once).  Fails when RAVEL_MODEL names a bad
+ * RAVEL_MODEL, else the built-in default (auto says so once, on stderr
+ * from rank 0 of MPI_COMM_WORLD, when it first decides with it).  Fails when RAVEL_MODEL names a bad
  * file.  `source` (may be NULL) gets the file's path or "built-in". */
 int ravel_comm_model(const ravel_cost_params **m, const char **source);
 
