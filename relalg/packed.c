@@ -45,9 +45,9 @@ static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
     if (ravel_grow(data, cap, need, elem) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory for %zu "
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "units of %zu bytes of a packed relation",
-                               __FILE__, __LINE__, need, elem);
+                               need, elem);
     return MPI_SUCCESS;
 }
 

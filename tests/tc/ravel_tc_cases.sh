@@ -91,6 +91,11 @@ errors)
   expect 1 "no-such.mtx" ravel-tc -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
   expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" ravel-tc -- \
     "$mpiexec" -n 3 "$ravel_tc" "$scratch/bad.mtx"
+  # A user-facing message names what failed, not the build's source path.
+  expect 1 "^ravel-tc: cannot open log '$scratch/no-dir/log.csv': No such" \
+    ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --height=2 \
+    --log="$scratch/no-dir/log.csv"
+  ! grep -q '\.c:[0-9]' "$scratch/err" || die "source path in: $(cat "$scratch/err")"
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
   echo "ravel-tc errors: every case gave one message and the right status"
