@@ -131,7 +131,9 @@ void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,
     if (c->at_end)
         return;
     memcpy(c->cur, p->heads + block * arity, arity * sizeof *c->cur);
-    c->pos = p->bytes + p->offsets[block];
+    /* A relation whose blocks hold one tuple each has no delta bytes, and
+     * NULL + 0 is undefined. */
+    c->pos = p->bytes ? p->bytes + p->offsets[block] : NULL;
 }
 
 int packed_cursor_next(packed_cursor *c)

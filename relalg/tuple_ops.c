@@ -42,6 +42,11 @@ int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more)
 int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
                      size_t n)
 {
+    /* A rank may insert nothing (a graph with fewer edges than ranks): then
+     * b->data and t may both be NULL, and memcpy(NULL, NULL, 0) is
+     * undefined behaviour. */
+    if (n == 0)
+        return MPI_SUCCESS;
     int err = tuple_buf_reserve(b, arity, n);
     if (err != MPI_SUCCESS)
         return err;
