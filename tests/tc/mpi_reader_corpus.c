@@ -101,7 +101,9 @@ static const bad_case bad_cases[] = {
                                        "'0'"},
     {"long_too_many.mtx", NULL, 5004, "found more: this is entry 5001"},
     {"missing.mtx", NULL, 0, "cannot open: No such file or directory"},
-    {"a_directory", NULL, 0, "cannot read: not a regular file"},
+    {"a_directory", NULL, 0, "expected a regular file, found a directory"},
+    /* Opening a FIFO once waited for a writer for ever. */
+    {"a_fifo", NULL, 0, "expected a regular file, found a FIFO"},
 };
 
 /* 5000 entries of a 100 x 100 matrix; `bad` maps a line to its text. */
@@ -160,6 +162,9 @@ static void write_corpus(const char *dir)
     write_long(path, 0, "", 0, "", 3);
     snprintf(path, sizeof path, "%s/a_directory", dir);
     if (mkdir(path, 0700) != 0)
+        exit(2);
+    snprintf(path, sizeof path, "%s/a_fifo", dir);
+    if (mkfifo(path, 0600) != 0)
         exit(2);
 }
 

@@ -118,6 +118,13 @@ errors)
     ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --height=2 \
     --log="$scratch/no-dir/log.csv"
   ! grep -q '\.c:[0-9]' "$scratch/err" || die "source path in: $(cat "$scratch/err")"
+  # A FIFO once made every rank wait in open() for a writer, for ever;
+  # timeout only turns such a hang into a failure.
+  mkfifo "$scratch/f.mtx"
+  expect 1 "f.mtx: expected a regular file, found a FIFO" ravel-tc -- \
+    timeout 120 "$mpiexec" -n 2 "$ravel_tc" "$scratch/f.mtx"
+  expect 1 "$scratch: expected a regular file, found a directory" ravel-tc -- \
+    "$mpiexec" -n 2 "$ravel_tc" "$scratch"
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
   echo "ravel-tc errors: every case gave one message and the right status"
