@@ -62,7 +62,9 @@ static void pack_step(const comm_exchange *x, const padded_bruck_buffers *b,
         char *slot = b->outgoing + (size_t)i * b->M;
         if (ravel_bruck_is_original(j, k)) {
             int dst = (me + j) % P;
-            memcpy(slot, x->sendbuf + x->send_offset[dst], x->send_bytes[dst]);
+            if (x->send_bytes[dst]) /* else sendbuf may be NULL */
+                memcpy(slot, x->sendbuf + x->send_offset[dst],
+                       x->send_bytes[dst]);
         } else {
             memcpy(slot, b->in_transit + (size_t)j * b->M, b->M);
         }
@@ -83,7 +85,9 @@ static int unpack_step(const comm_exchange *x, const padded_bruck_buffers *b,
                                        "bytes from rank %d, more than any "
                                        "rank sent", me, x->recv_bytes[src],
                                        src);
-            memcpy(x->recvbuf + x->recv_offset[src], slot, x->recv_bytes[src]);
+            if (x->recv_bytes[src]) /* else recvbuf may be NULL */
+                memcpy(x->recvbuf + x->recv_offset[src], slot,
+                       x->recv_bytes[src]);
         } else {
             memcpy(b->in_transit + (size_t)j * b->M, slot, b->M);
         }

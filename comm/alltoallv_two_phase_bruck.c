@@ -86,7 +86,8 @@ static int transit_slot(transit_buffer *t, int j, size_t len, char **out)
         t->used = end;
     }
     t->slot_len[j] = len;
-    *out = t->bytes + t->slot_offset[j];
+    /* Empty blocks may come before any storage: NULL + 0 is undefined. */
+    *out = len ? t->bytes + t->slot_offset[j] : NULL;
     return MPI_SUCCESS;
 }
 
@@ -127,10 +128,12 @@ static const char *block_at(const comm_exchange *x, const two_phase_state *s,
     if (ravel_bruck_is_original(j, k)) {
         int dst = (x->ctx->rank + j) % x->ctx->size;
         *len = x->send_bytes[dst];
-        return x->sendbuf + x->send_offset[dst];
+        /* An empty block may sit at a NULL buffer (legal with zero
+         * counts), and NULL + 0 is undefined. */
+        return *len ? x->sendbuf + x->send_offset[dst] : NULL;
     }
     *len = s->transit.slot_len[j];
-    return s->transit.bytes + s->transit.slot_offset[j];
+    return *len ? s->transit.bytes + s->transit.slot_offset[j] : NULL;
 }
 
 static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
@@ -150,9 +153,10 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
     for (int i = 0; i < n; i++) {
         size_t len;
         const char *block = block_at(x, s, s->positions[i], k, &len);
-        if (len) /* an empty block may sit at a null staging buffer */
+        if (len) { /* an empty block may sit at a null staging buffer */
             memcpy(p, block, len);
-        p += len;
+            p += len;
+        }
     }
     return MPI_SUCCESS;
 }
@@ -200,7 +204,8 @@ static int unpack_step(const comm_exchange *x, two_phase_state *s, int k,
             if (len)
                 memcpy(slot, p, len);
         }
-        p += len;
+        if (len) /* incoming is NULL while every block is empty */
+            p += len;
     }
     return MPI_SUCCESS;
 }
