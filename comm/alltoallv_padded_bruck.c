@@ -41,6 +41,12 @@ static int allocate(padded_bruck_buffers *b, int P)
         ravel_mul_size((size_t)P, b->M, &transit_bytes))
         return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
                                "overflow size_t", P, b->M);
+    /* Every rank knows M and P, so every rank refuses a step over INT_MAX
+     * bytes here, before a block is copied. */
+    int count;
+    int err = comm_int_count(step_bytes, "a padded Bruck step", &count);
+    if (err != MPI_SUCCESS)
+        return err;
     b->positions = malloc(most * sizeof *b->positions);
     /* padding is sent: define it */
     b->outgoing = comm_payload_alloc(step_bytes, 1);

@@ -136,8 +136,9 @@ static const char *block_at(const comm_exchange *x, const two_phase_state *s,
     return *len ? s->transit.bytes + s->transit.slot_offset[j] : NULL;
 }
 
-static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
-                     size_t *total)
+/* The sizes of the n blocks that move at step k, and their total. */
+static void size_step(const comm_exchange *x, two_phase_state *s, int k,
+                      int n, size_t *total)
 {
     *total = 0;
     for (int i = 0; i < n; i++) {
@@ -146,7 +147,12 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
         s->sizes_out[i] = len;
         *total += len;
     }
-    int err = grow(&s->outgoing, &s->outgoing_size, *total, "send staging");
+}
+
+static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
+                     size_t total)
+{
+    int err = grow(&s->outgoing, &s->outgoing_size, total, "send staging");
     if (err != MPI_SUCCESS)
         return err;
     char *p = s->outgoing;
@@ -214,16 +220,26 @@ static int two_phase_step(const comm_exchange *x, two_phase_state *s, int k)
 {
     int n = ravel_bruck_step_positions(x->ctx->size, k, s->positions);
     size_t out_bytes, in_bytes = 0;
-    int err = pack_step(x, s, k, n, &out_bytes);
-    if (err == MPI_SUCCESS)
-        err = exchange(x, s->sizes_out, (size_t)n * sizeof(uint64_t),
+    size_step(x, s, k, n, &out_bytes);
+    int err = exchange(x, s->sizes_out, (size_t)n * sizeof(uint64_t),
                        s->sizes_in, (size_t)n * sizeof(uint64_t), k, TAG_META,
                        1);
     if (err != MPI_SUCCESS)
         return err;
     for (int i = 0; i < n; i++)
         in_bytes += (size_t)s->sizes_in[i];
-    err = grow(&s->incoming, &s->incoming_size, in_bytes, "receive staging");
+    /* A data message over INT_MAX bytes is refused before a byte of it is
+     * copied; the sizes went out first, so the peer refuses it too. */
+    int count;
+    err = comm_int_count(out_bytes, "a two-phase Bruck step's data", &count);
+    if (err == MPI_SUCCESS)
+        err = comm_int_count(in_bytes, "a two-phase Bruck step's data",
+                             &count);
+    if (err == MPI_SUCCESS)
+        err = pack_step(x, s, k, n, out_bytes);
+    if (err == MPI_SUCCESS)
+        err = grow(&s->incoming, &s->incoming_size, in_bytes,
+                   "receive staging");
     if (err == MPI_SUCCESS)
         err = exchange(x, s->outgoing, out_bytes, s->incoming, in_bytes, k,
                        TAG_DATA, 0);
