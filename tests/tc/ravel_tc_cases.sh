@@ -83,7 +83,8 @@ output)
 tiny)
   # Graphs with no edges, or fewer edges than ranks: some ranks insert no
   # tuples (a memcpy from NULL once aborted the sanitized build here).
-  # Closure sizes against BFS from every vertex, on 3 ranks, every backend.
+  # Closure sizes against BFS from every vertex, on 3 ranks, with a direct
+  # and a Bruck backend (the fault was in the engine, before any exchange).
   P=3
   printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 0\n' \
     >"$scratch/empty.mtx"
@@ -91,7 +92,7 @@ tiny)
     >"$scratch/two.mtx"
   for g in empty two; do
     want=$("$bfs" "$scratch/$g.mtx" | wc -l)
-    for backend in $("$ravel_tc" --help | sed -n 's/.*--comm=NAME.*(\(.*\)).*/\1/p' | tr -d ,); do
+    for backend in vendor two-phase-bruck; do
       out=$("$mpiexec" -n "$P" "$ravel_tc" --quiet --json --comm="$backend" \
             "$scratch/$g.mtx")
       size=$(json_field closure_size "$out")
