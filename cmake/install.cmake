@@ -26,6 +26,20 @@ install(FILES ${PROJECT_BINARY_DIR}/ravelConfig.cmake
               ${PROJECT_BINARY_DIR}/ravelConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ravel)
 
+# A program built with `pkg-config --libs ravel` gets an RPATH to libdir, so
+# that it runs from a prefix the loader does not search (the usual case for
+# a user's own prefix) without LD_LIBRARY_PATH.  Where libdir is one of the
+# compiler's implicit link directories (/usr/lib/...) the loader finds
+# libravel anyway and an RPATH would only shadow the system's search order,
+# so none is added.  find_package(ravel) needs nothing of the kind: CMake
+# puts the imported library's directory into a consumer's build RPATH itself.
+list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${CMAKE_INSTALL_FULL_LIBDIR}"
+     RAVEL_LIBDIR_IS_IMPLICIT)
+if(RAVEL_LIBDIR_IS_IMPLICIT EQUAL -1)
+  set(RAVEL_PC_RPATH "-Wl,-rpath,\${libdir} ")
+else()
+  set(RAVEL_PC_RPATH "")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ravel.pc.in
                ${PROJECT_BINARY_DIR}/ravel.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ravel.pc

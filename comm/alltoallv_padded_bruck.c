@@ -41,6 +41,12 @@ static int allocate(padded_bruck_buffers *b, int P)
         ravel_mul_size((size_t)P, b->M, &transit_bytes))
         return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
                                "overflow size_t", P, b->M);
+    /* Every rank knows M and P, so every rank refuses a step over INT_MAX
+     * bytes here, before a block is copied. */
+    int count;
+    int err = comm_int_count(step_bytes, "a padded Bruck step", &count);
+    if (err != MPI_SUCCESS)
+        return err;
     b->positions = malloc(most * sizeof *b->positions);
     /* padding is sent: define it */
     b->outgoing = comm_payload_alloc(step_bytes, 1);
@@ -62,7 +68,9 @@ static void pack_step(const comm_exchange *x, const padded_bruck_buffers *b,
         char *slot = b->outgoing + (size_t)i * b->M;
         if (ravel_bruck_is_original(j, k)) {
             int dst = (me + j) % P;
-            comm_copy(slot, x->sendbuf + x->send_offset[dst], x->send_bytes[dst]);
+            if (x->send_bytes[dst]) /* else sendbuf may be NULL */
+                comm_copy(slot, x->sendbuf + x->send_offset[dst],
+                          x->send_bytes[dst]);
         } else {
             comm_copy(slot, b->in_transit + (size_t)j * b->M, b->M);
         }
@@ -83,7 +91,9 @@ static int unpack_step(const comm_exchange *x, const padded_bruck_buffers *b,
                                        "bytes from rank %d, more than any "
                                        "rank sent", me, x->recv_bytes[src],
                                        src);
-            comm_copy(x->recvbuf + x->recv_offset[src], slot, x->recv_bytes[src]);
+            if (x->recv_bytes[src]) /* else recvbuf may be NULL */
+                comm_copy(x->recvbuf + x->recv_offset[src], slot,
+                          x->recv_bytes[src]);
         } else {
             comm_copy(b->in_transit + (size_t)j * b->M, slot, b->M);
         }

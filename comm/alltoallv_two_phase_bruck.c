@@ -100,7 +100,7 @@ static int transit_slot(transit_buffer *t, int j, size_t len, char **out)
         t->chunk_used += len;
     }
     t->slot_len[j] = len;
-    *out = t->slot[j];
+    *out = t->slot[j]; /* NULL for an empty block before any storage */
     return MPI_SUCCESS;
 }
 
@@ -142,14 +142,17 @@ static const char *block_at(const comm_exchange *x, const two_phase_state *s,
     if (ravel_bruck_is_original(j, k)) {
         int dst = (x->ctx->rank + j) % x->ctx->size;
         *len = x->send_bytes[dst];
-        return x->sendbuf + x->send_offset[dst];
+        /* An empty block may sit at a NULL buffer (legal with zero
+         * counts), and NULL + 0 is undefined. */
+        return *len ? x->sendbuf + x->send_offset[dst] : NULL;
     }
     *len = s->transit.slot_len[j];
     return s->transit.slot[j];
 }
 
-static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
-                     size_t *total)
+/* The sizes of the n blocks that move at step k, and their total. */
+static void size_step(const comm_exchange *x, two_phase_state *s, int k,
+                      int n, size_t *total)
 {
     *total = 0;
     for (int i = 0; i < n; i++) {
@@ -158,7 +161,12 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
         s->sizes_out[i] = len;
         *total += len;
     }
-    int err = grow_staging(&s->outgoing, &s->outgoing_size, *total,
+}
+
+static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
+                     size_t total)
+{
+    int err = grow_staging(&s->outgoing, &s->outgoing_size, total,
                            "send staging");
     if (err != MPI_SUCCESS)
         return err;
@@ -166,8 +174,10 @@ static int pack_step(const comm_exchange *x, two_phase_state *s, int k, int n,
     for (int i = 0; i < n; i++) {
         size_t len;
         const char *block = block_at(x, s, s->positions[i], k, &len);
-        comm_copy(p, block, len); /* an empty block may sit at NULL */
-        p += len;
+        if (len) { /* an empty block may sit at a null staging buffer */
+            comm_copy(p, block, len);
+            p += len;
+        }
     }
     return MPI_SUCCESS;
 }
@@ -205,7 +215,8 @@ static int unpack_step(const comm_exchange *x, two_phase_state *s, int k,
                 return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu "
                                        "bytes from rank %d, which sent %zu",
                                        me, x->recv_bytes[src], src, len);
-            comm_copy(x->recvbuf + x->recv_offset[src], p, len);
+            if (len) /* else recvbuf may be NULL */
+                comm_copy(x->recvbuf + x->recv_offset[src], p, len);
         } else {
             char *slot = NULL;
             int err = transit_slot(&s->transit, j, len, &slot);
@@ -213,7 +224,8 @@ static int unpack_step(const comm_exchange *x, two_phase_state *s, int k,
                 return err;
             comm_copy(slot, p, len);
         }
-        p += len;
+        if (len) /* incoming is NULL while every block is empty */
+            p += len;
     }
     return MPI_SUCCESS;
 }
@@ -222,17 +234,26 @@ static int two_phase_step(const comm_exchange *x, two_phase_state *s, int k)
 {
     int n = ravel_bruck_step_positions(x->ctx->size, k, s->positions);
     size_t out_bytes, in_bytes = 0;
-    int err = pack_step(x, s, k, n, &out_bytes);
-    if (err == MPI_SUCCESS)
-        err = exchange(x, s->sizes_out, (size_t)n * sizeof(uint64_t),
+    size_step(x, s, k, n, &out_bytes);
+    int err = exchange(x, s->sizes_out, (size_t)n * sizeof(uint64_t),
                        s->sizes_in, (size_t)n * sizeof(uint64_t), k, TAG_META,
                        1);
     if (err != MPI_SUCCESS)
         return err;
     for (int i = 0; i < n; i++)
         in_bytes += (size_t)s->sizes_in[i];
-    err = grow_staging(&s->incoming, &s->incoming_size, in_bytes,
-                       "receive staging");
+    /* A data message over INT_MAX bytes is refused before a byte of it is
+     * copied; the sizes went out first, so the peer refuses it too. */
+    int count;
+    err = comm_int_count(out_bytes, "a two-phase Bruck step's data", &count);
+    if (err == MPI_SUCCESS)
+        err = comm_int_count(in_bytes, "a two-phase Bruck step's data",
+                             &count);
+    if (err == MPI_SUCCESS)
+        err = pack_step(x, s, k, n, out_bytes);
+    if (err == MPI_SUCCESS)
+        err = grow_staging(&s->incoming, &s->incoming_size, in_bytes,
+                           "receive staging");
     if (err == MPI_SUCCESS)
         err = exchange(x, s->outgoing, out_bytes, s->incoming, in_bytes, k,
                        TAG_DATA, 0);

@@ -110,11 +110,16 @@ static int pack_send(const void *sendbuf, const int counts[],
                                "bytes of send data", total);
     int position = 0;
     for (int i = 0; i < P; i++) {
+        /* An empty block is skipped: sendbuf may be NULL then, and
+         * NULL + displacement is undefined. */
+        MPI_Aint at = offsets[i];
+        offsets[i] = position;
+        if (counts[i] == 0)
+            continue;
         err = check_packable(type, t, counts[i], comm, "send");
         if (err != MPI_SUCCESS)
             return err;
-        const char *block = (const char *)sendbuf + offsets[i];
-        offsets[i] = position;
+        const char *block = (const char *)sendbuf + at;
         err = MPI_Pack(block, counts[i], type, *staging, total_int, &position,
                        comm);
         if (err != MPI_SUCCESS)
@@ -161,6 +166,8 @@ static int unpack_recv(const char *staging, void *recvbuf, const int counts[],
         total += bytes[i];
     int position = 0;
     for (int i = 0; i < P; i++) {
+        if (counts[i] == 0) /* recvbuf may be NULL: see pack_send */
+            continue;
         char *block = (char *)recvbuf + (MPI_Aint)displs[i] * t->extent;
         int err = MPI_Unpack(staging, (int)total, &position, block, counts[i],
                              type, comm);

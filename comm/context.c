@@ -125,8 +125,10 @@ fn_fail_dup:
 /* MPICH's headers annotate MPI_Waitall/MPI_Testall with access sizes that
  * make GCC 12 mistake MPI_STATUSES_IGNORE (a sentinel, not an array) for a
  * zero-sized buffer. */
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[])
 {
     comm_charge_flush();
@@ -140,7 +142,9 @@ int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[])
         sched_yield();
     }
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 int ravel_comm_wait_mode(MPI_Comm comm, ravel_wait_mode *mode)
 {

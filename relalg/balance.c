@@ -139,8 +139,8 @@ static int finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
     if (err == MPI_SUCCESS && e2 != MPI_SUCCESS)
         err = e2;
     if (err == MPI_SUCCESS && all[0])
-        err = ravel_error_set(MPI_ERR_OTHER, "%s:%d: another rank failed "
-                              "moving tuples", __FILE__, __LINE__);
+        err = ravel_error_set(MPI_ERR_OTHER, "another rank failed "
+                              "moving tuples");
     *bytes += all[1];
     return err;
 }
@@ -211,16 +211,16 @@ int balance_check(ravel_engine *e, uint64_t *bytes)
         return MPI_SUCCESS;
     size_t nb = e->buckets * e->nrels;
     if (nb > INT_MAX)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: %zu bucket counts exceed "
-                               "an MPI count", __FILE__, __LINE__, nb);
+        return ravel_error_set(MPI_ERR_ARG, "%zu bucket counts exceed "
+                               "an MPI count", nb);
     uint64_t *local = malloc(2 * nb * sizeof *local);
     uint32_t *old = malloc(nb * sizeof *old);
     int err = MPI_SUCCESS;
     if (!local || !old) {
         free(local);
         free(old);
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                               "bucket counts of the load balancer", nb);
     }
     uint64_t *global = local + nb;
     for (size_t i = 0; i < e->nrels; i++) {

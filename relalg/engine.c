@@ -31,19 +31,18 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
     const char *backend = o->comm_backend ? o->comm_backend : "vendor";
     ravel_alltoallv_fn fn = ravel_alltoallv_lookup(backend);
     if (!fn)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: unknown comm backend '%s'",
-                               __FILE__, __LINE__, backend);
+        return ravel_error_set(MPI_ERR_ARG, "unknown comm backend '%s'",
+                               backend);
     if (strlen(backend) >= sizeof ((ravel_engine *)0)->backend_name)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: backend name too long",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_ARG, "backend name too long");
     if (!(o->balance_factor > 0.0))
         return ravel_error_set(MPI_ERR_ARG,
-                               "%s:%d: balance_factor = %g must be positive",
-                               __FILE__, __LINE__, o->balance_factor);
+                               "balance_factor = %g must be positive",
+                               o->balance_factor);
     ravel_engine *e = calloc(1, sizeof *e);
     if (!e)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an "
+                               "engine");
     int err = MPI_Comm_dup(comm, &e->comm);
     if (err != MPI_SUCCESS) {
         free(e);
@@ -108,8 +107,8 @@ relation *relation_slot(ravel_engine *e)
         size_t cap = e->caprels ? 2 * e->caprels : 8;
         relation *grown = realloc(e->rels, cap * sizeof *grown);
         if (!grown) {
-            ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory", __FILE__,
-                            __LINE__);
+            ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                            "relations", cap);
             return NULL;
         }
         e->rels = grown;
@@ -168,21 +167,20 @@ static int relation_add(ravel_engine *e, const char *name, rel_kind kind,
 {
     if (!name || !*name || name[0] == '#' ||
         strlen(name) >= sizeof e->rels[0].name) {
-        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation name missing, longer "
-                        "than 63 characters or starting with '#'", __FILE__,
-                        __LINE__);
+        ravel_error_set(MPI_ERR_ARG, "relation name missing, longer "
+                        "than 63 characters or starting with '#'");
         return -1;
     }
     if (arity < 1 || arity > RAVEL_MAX_ARITY || key < 1 || key > arity) {
-        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation %s: arity %u, key %u "
-                        "(need 1 <= key <= arity <= %d)", __FILE__, __LINE__,
-                        name, arity, key, RAVEL_MAX_ARITY);
+        ravel_error_set(MPI_ERR_ARG, "relation %s: arity %u, key %u "
+                        "(need 1 <= key <= arity <= %d)", name, arity, key,
+                        RAVEL_MAX_ARITY);
         return -1;
     }
     ravel_rel dup;
     if (ravel_relation_find(e, name, &dup) == MPI_SUCCESS) {
-        ravel_error_set(MPI_ERR_ARG, "%s:%d: relation %s declared twice",
-                        __FILE__, __LINE__, name);
+        ravel_error_set(MPI_ERR_ARG, "relation %s declared twice",
+                        name);
         return -1;
     }
     ravel_error_clear();
@@ -222,16 +220,15 @@ int ravel_relation_index(ravel_engine *e, ravel_rel base, const char *name,
 {
     if (base < 0 || (size_t)base >= e->nrels ||
         e->rels[base].kind != REL_DECLARED)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: index %s: base %d is not "
-                               "a declared relation", __FILE__, __LINE__,
-                               name ? name : "?", base);
+        return ravel_error_set(MPI_ERR_ARG, "index %s: base %d is not "
+                               "a declared relation", name ? name : "?", base);
     unsigned arity = e->rels[base].arity;
     int used[RAVEL_MAX_ARITY] = {0};
     for (unsigned i = 0; i < nkey && i < arity; i++) {
         if (key_cols[i] >= arity || used[key_cols[i]])
-            return ravel_error_set(MPI_ERR_ARG, "%s:%d: index %s: key column "
-                                   "%u is out of range or repeated", __FILE__,
-                                   __LINE__, name ? name : "?", key_cols[i]);
+            return ravel_error_set(MPI_ERR_ARG, "index %s: key column "
+                                   "%u is out of range or repeated",
+                                   name ? name : "?", key_cols[i]);
         used[key_cols[i]] = 1;
     }
     int id = relation_add(e, name, REL_INDEX, arity, nkey);
@@ -261,8 +258,8 @@ int ravel_relation_find(const ravel_engine *e, const char *name,
             return MPI_SUCCESS;
         }
     }
-    return ravel_error_set(MPI_ERR_ARG, "%s:%d: no relation named '%s'",
-                           __FILE__, __LINE__, name);
+    return ravel_error_set(MPI_ERR_ARG, "no relation named '%s'",
+                           name);
 }
 
 unsigned ravel_relation_arity(const ravel_engine *e, ravel_rel r)
@@ -284,9 +281,8 @@ int ravel_insert(ravel_engine *e, ravel_rel r, const uint64_t *tuples,
                  size_t n)
 {
     if (r < 0 || (size_t)r >= e->nrels || e->rels[r].kind != REL_DECLARED)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: insert into relation %d, "
-                               "which is not a declared relation", __FILE__,
-                               __LINE__, r);
+        return ravel_error_set(MPI_ERR_ARG, "insert into relation %d, "
+                               "which is not a declared relation", r);
     return tuple_buf_append(&e->rels[r].pending, e->rels[r].arity, tuples, n);
 }
 

@@ -39,8 +39,8 @@ int outbox_ensure(ravel_engine *e)
         size_t n = slots * (size_t)e->size;
         tuple_buf *o = realloc(e->outbox, n * sizeof *o);
         if (!o)
-            return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                                   __FILE__, __LINE__);
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                                   "outbox buffers", n);
         size_t old = e->outbox_slots * (size_t)e->size;
         memset(o + old, 0, (n - old) * sizeof *o);
         e->outbox = o;
@@ -54,8 +54,8 @@ int outbox_ensure(ravel_engine *e)
         r->ntargets = 0;
         r->targets = malloc(e->nrels * sizeof *r->targets);
         if (!r->targets)
-            return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                                   __FILE__, __LINE__);
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                                   "index list of relation %s", r->name);
         for (size_t j = 0; j < e->nrels; j++)
             if (e->rels[j].base == (int)i && e->rels[j].active)
                 r->targets[r->ntargets++] = (int)j;
@@ -199,15 +199,14 @@ static int scan_streams(const ravel_engine *e, const uint64_t *recv,
         const uint64_t *in = recv + roff[source], *end = in + rlen[source];
         while (in < end) {
             if (end - in < 2 || in[0] >= e->outbox_slots)
-                return ravel_error_set(MPI_ERR_INTERN, "%s:%d: malformed "
-                                       "stream from rank %d", __FILE__,
-                                       __LINE__, source);
+                return ravel_error_set(MPI_ERR_INTERN, "malformed "
+                                       "stream from rank %d", source);
             size_t slot = in[0], n = in[1];
             uint64_t words_n = (uint64_t)n * e->rels[slot / 2].arity;
             if ((uint64_t)(end - in - 2) < words_n)
-                return ravel_error_set(MPI_ERR_INTERN, "%s:%d: segment of %zu "
+                return ravel_error_set(MPI_ERR_INTERN, "segment of %zu "
                                        "tuples overruns the stream from rank "
-                                       "%d", __FILE__, __LINE__, n, source);
+                                       "%d", n, source);
             count[slot] += n;
             in += 2 + words_n;
         }
@@ -225,8 +224,8 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
 {
     uint64_t *count = calloc(e->outbox_slots, sizeof *count);
     if (!count)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                               "received-tuple counts", e->outbox_slots);
     int err = scan_streams(e, *recv, rlen, roff, count);
     size_t big = 0;
     for (size_t s = 1; s < e->outbox_slots; s++)
@@ -307,8 +306,8 @@ static int move_words(ravel_engine *e, const uint64_t *send,
     int *ic = malloc(4 * (size_t)P * sizeof *ic);
     uint64_t *stage_s = NULL, *stage_r = NULL;
     if (!ic)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                               "exchange's counts on %d ranks", P);
     int *sc = ic, *sd = ic + P, *rc = ic + 2 * P, *rd = ic + 3 * P;
     uint64_t tot_s = 0, tot_r = 0;
     for (int i = 0; i < P; i++) {
@@ -335,8 +334,8 @@ static int move_words(ravel_engine *e, const uint64_t *send,
     stage_s = malloc((size_t)(cap * (uint64_t)P) * sizeof *stage_s + 1);
     stage_r = malloc((size_t)(cap * (uint64_t)P) * sizeof *stage_r + 1);
     if (!stage_s || !stage_r) {
-        err = ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory for "
-                              "exchange staging", __FILE__, __LINE__);
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
+                              "exchange staging");
         goto fn_exit;
     }
     for (uint64_t round = 0; round < rounds && err == MPI_SUCCESS; round++) {
@@ -400,8 +399,8 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     if (!meta) {
         /* Cannot even take part: MPI will not recover from a missing
          * collective, so this is the one fatal path. */
-        ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory", __FILE__,
-                        __LINE__);
+        ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                        "exchange's metadata on %d ranks", P);
         MPI_Abort(e->comm, MPI_ERR_NO_MEM);
         return MPI_ERR_NO_MEM;
     }
@@ -449,16 +448,16 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     }
     if (gerr) {
         err = local_error ? local_error
-                          : ravel_error_set(MPI_ERR_OTHER, "%s:%d: another "
-                                            "rank failed", __FILE__, __LINE__);
+                          : ravel_error_set(MPI_ERR_OTHER, "another "
+                                            "rank failed");
         goto fn_fail;
     }
     call_stats_from_counts(e, in_meta, &e->call_stats);
     /* Compact the metadata: lengths in slen[]/rlen[] (reusing the arrays). */
     uint64_t *lens = malloc(2 * (size_t)P * sizeof *lens);
     if (!lens) {
-        err = ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                              __FILE__, __LINE__);
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                              "exchange's block lengths on %d ranks", P);
         goto fn_fail; /* every rank got past the agreement: see below */
     }
     uint64_t rtot = 0;

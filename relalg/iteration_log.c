@@ -16,9 +16,8 @@ int log_open(ravel_engine *e)
         return MPI_SUCCESS;
     e->log = fopen(e->opt.log_path, "w");
     if (!e->log)
-        return ravel_error_set(MPI_ERR_FILE, "%s:%d: cannot open log '%s': %s",
-                               __FILE__, __LINE__, e->opt.log_path,
-                               strerror(errno));
+        return ravel_error_set(MPI_ERR_FILE, "cannot open log '%s': %s",
+                               e->opt.log_path, strerror(errno));
     fprintf(e->log, "stratum,iteration,max_block_bytes,total_bytes,"
                     "balance_bytes,comm_seconds,compute_seconds,new_tuples,"
                     "total_tuples,backend,predicted_seconds,backend_seconds,"
@@ -71,8 +70,8 @@ int log_record(ravel_engine *e, const ravel_iteration_record *rec)
         size_t cap = e->caprecords ? 2 * e->caprecords : 64;
         ravel_iteration_record *r = realloc(e->records, cap * sizeof *r);
         if (!r)
-            return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                                   __FILE__, __LINE__);
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
+                                   "%zu iteration records", cap);
         e->records = r;
         e->caprecords = cap;
     }

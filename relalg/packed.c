@@ -45,9 +45,9 @@ static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
     if (ravel_grow(data, cap, need, elem) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory for %zu "
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "units of %zu bytes of a packed relation",
-                               __FILE__, __LINE__, need, elem);
+                               need, elem);
     return MPI_SUCCESS;
 }
 
@@ -131,7 +131,9 @@ void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,
     if (c->at_end)
         return;
     memcpy(c->cur, p->heads + block * arity, arity * sizeof *c->cur);
-    c->pos = p->bytes + p->offsets[block];
+    /* A relation whose blocks hold one tuple each has no delta bytes, and
+     * NULL + 0 is undefined. */
+    c->pos = p->bytes ? p->bytes + p->offsets[block] : NULL;
 }
 
 int packed_cursor_next(packed_cursor *c)

@@ -44,8 +44,7 @@ int placement_alloc_layout(const ravel_engine *e, relation *r)
     r->bucket_count = calloc(e->buckets, sizeof *r->bucket_count);
     if (!r->subs || !r->bucket_count)
         return ravel_error_set(MPI_ERR_NO_MEM,
-                               "%s:%d: out of memory for %llu buckets of %s",
-                               __FILE__, __LINE__,
+                               "out of memory for %llu buckets of %s",
                                (unsigned long long)e->buckets, r->name);
     uint32_t s = e->opt.sub_buckets;
     if (s < 1)

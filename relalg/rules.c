@@ -13,8 +13,8 @@ int ravel_stratum_begin(ravel_engine *e)
         size_t cap = e->capstrata ? 2 * e->capstrata : 4;
         stratum *s = realloc(e->strata, cap * sizeof *s);
         if (!s)
-            return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                                   __FILE__, __LINE__);
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                                   "strata", cap);
         e->strata = s;
         e->capstrata = cap;
     }
@@ -33,13 +33,13 @@ static int check_term(const ravel_engine *e, const ravel_body *body, int nbody,
     if (t.side == RAVEL_SIDE_CONSTANT)
         return MPI_SUCCESS;
     if (t.side < 0 || t.side >= nbody)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: %s %zu: side %d (this rule "
-                               "has %d body atoms)", __FILE__, __LINE__, what,
+        return ravel_error_set(MPI_ERR_ARG, "%s %zu: side %d (this rule "
+                               "has %d body atoms)", what,
                                i, t.side, nbody);
     unsigned arity = e->rels[body[t.side].rel].arity;
     if (t.column >= arity)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: %s %zu: column %u of %s, "
-                               "which has arity %u", __FILE__, __LINE__, what,
+        return ravel_error_set(MPI_ERR_ARG, "%s %zu: column %u of %s, "
+                               "which has arity %u", what,
                                i, t.column, e->rels[body[t.side].rel].name,
                                arity);
     return MPI_SUCCESS;
@@ -89,21 +89,21 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
                     const ravel_filter *filters)
 {
     if (!valid_rel(e, head) || e->rels[head].kind != REL_DECLARED)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: rule head %d is not a "
+        return ravel_error_set(MPI_ERR_ARG, "rule head %d is not a "
                                "declared relation (indexes are read-only)",
-                               __FILE__, __LINE__, head);
+                               head);
     for (int i = 0; i < nbody; i++) {
         if (!valid_rel(e, body[i].rel) ||
             (body[i].version != RAVEL_DELTA && body[i].version != RAVEL_FULL))
-            return ravel_error_set(MPI_ERR_ARG, "%s:%d: rule for %s: body %d "
-                                   "names relation %d, version %d", __FILE__,
-                                   __LINE__, e->rels[head].name, i,
+            return ravel_error_set(MPI_ERR_ARG, "rule for %s: body %d "
+                                   "names relation %d, version %d",
+                                   e->rels[head].name, i,
                                    body[i].rel, (int)body[i].version);
     }
     if (nbody == 2 && e->rels[body[0].rel].key != e->rels[body[1].rel].key)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: join for %s: %s has key "
-                               "width %u, %s has %u", __FILE__, __LINE__,
-                               e->rels[head].name, e->rels[body[0].rel].name,
+        return ravel_error_set(MPI_ERR_ARG, "join for %s: %s has key "
+                               "width %u, %s has %u", e->rels[head].name,
+                               e->rels[body[0].rel].name,
                                e->rels[body[0].rel].key,
                                e->rels[body[1].rel].name,
                                e->rels[body[1].rel].key);
@@ -117,8 +117,8 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
             err = check_term(e, body, nbody, filters[i].right, "filter", i);
         if (err == MPI_SUCCESS && (filters[i].op < RAVEL_EQ ||
                                    filters[i].op > RAVEL_GE))
-            err = ravel_error_set(MPI_ERR_ARG, "%s:%d: filter %zu: operator "
-                                  "%d", __FILE__, __LINE__, i,
+            err = ravel_error_set(MPI_ERR_ARG, "filter %zu: operator "
+                                  "%d", i,
                                   (int)filters[i].op);
     }
     if (err != MPI_SUCCESS)
@@ -127,13 +127,12 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
         return err;
     stratum *s = &e->strata[e->nstrata - 1];
     if (s->done)
-        return ravel_error_set(MPI_ERR_ARG, "%s:%d: the current stratum has "
-                               "run; call ravel_stratum_begin first",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_ARG, "the current stratum has "
+                               "run; call ravel_stratum_begin first");
     rule *rs = realloc(s->rules, (s->nrules + 1) * sizeof *rs);
     if (!rs)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                               "rules of a stratum", s->nrules + 1);
     s->rules = rs;
     rule *r = &rs[s->nrules];
     memset(r, 0, sizeof *r);
@@ -142,15 +141,17 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     r->replica = -1;
     if (nbody == 2 && (r->replica = replica_for(e, body[0].rel,
                                                 body[1].rel)) < 0)
-        err = ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: out of memory",
-                              __FILE__, __LINE__);
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                              "join replica of a rule for %s",
+                              e->rels[head].name);
     if (!r->terms || !r->filters || err != MPI_SUCCESS) {
         free(r->terms);
         free(r->filters);
         return err != MPI_SUCCESS ? err
                                   : ravel_error_set(MPI_ERR_NO_MEM,
-                                                    "%s:%d: out of memory",
-                                                    __FILE__, __LINE__);
+                                                    "out of memory for the "
+                                                    "terms of a rule for %s",
+                                                    e->rels[head].name);
     }
     memcpy(r->terms, terms, arity * sizeof *terms);
     if (nfilters)

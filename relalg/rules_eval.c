@@ -135,9 +135,9 @@ static int check_flat(const ravel_engine *e, const rule *ru)
         const relation *r = &e->rels[ru->source[b]];
         if ((ru->body[b].version == RAVEL_FULL || r->delta_is_full) &&
             r->packed.n > 0)
-            return ravel_error_set(MPI_ERR_INTERN, "%s:%d: a rule reads the "
+            return ravel_error_set(MPI_ERR_INTERN, "a rule reads the "
                                    "full version of %s while it is packed",
-                                   __FILE__, __LINE__, r->name);
+                                   r->name);
     }
     return MPI_SUCCESS;
 }

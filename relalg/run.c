@@ -147,9 +147,9 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
         if (err == MPI_SUCCESS && all[F_ERROR])
             err = local != MPI_SUCCESS
                       ? local
-                      : ravel_error_set(MPI_ERR_OTHER, "%s:%d: another rank "
+                      : ravel_error_set(MPI_ERR_OTHER, "another rank "
                                         "failed in stratum %u iteration %u",
-                                        __FILE__, __LINE__, index, it);
+                                        index, it);
         if (err != MPI_SUCCESS)
             break;
         ravel_iteration_record rec = {0};

@@ -14,13 +14,13 @@ static int grow_to(tuple_buf *b, unsigned arity, size_t cap)
     size_t bytes;
     if (ravel_mul_size(cap, (size_t)arity * sizeof(uint64_t), &bytes) != 0)
         return ravel_error_set(MPI_ERR_NO_MEM,
-                               "%s:%d: %zu tuples of arity %u overflow size_t",
-                               __FILE__, __LINE__, cap, arity);
+                               "%zu tuples of arity %u overflow size_t",
+                               cap, arity);
     uint64_t *d = realloc(b->data, bytes ? bytes : 1);
     if (!d)
         return ravel_error_set(MPI_ERR_NO_MEM,
-                               "%s:%d: out of memory for %zu bytes of tuples",
-                               __FILE__, __LINE__, bytes);
+                               "out of memory for %zu bytes of tuples",
+                               bytes);
     b->data = d;
     b->cap = cap;
     return MPI_SUCCESS;
@@ -30,8 +30,7 @@ int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more)
 {
     size_t need;
     if (ravel_add_size(b->n, more, &need) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: tuple count overflow",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "tuple count overflow");
     if (need <= b->cap)
         return MPI_SUCCESS;
     size_t cap = b->cap < 16 ? 16 : b->cap + b->cap / 2;
@@ -43,6 +42,11 @@ int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more)
 int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
                      size_t n)
 {
+    /* A rank may insert nothing (a graph with fewer edges than ranks): then
+     * b->data and t may both be NULL, and memcpy(NULL, NULL, 0) is
+     * undefined behaviour. */
+    if (n == 0)
+        return MPI_SUCCESS;
     int err = tuple_buf_reserve(b, arity, n);
     if (err != MPI_SUCCESS)
         return err;
@@ -113,8 +117,7 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
         return MPI_SUCCESS;
     size_t n = full->n, total;
     if (ravel_add_size(n, m, &total) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "%s:%d: tuple count overflow",
-                               __FILE__, __LINE__);
+        return ravel_error_set(MPI_ERR_NO_MEM, "tuple count overflow");
     /* Grow to exactly what is needed: large blocks are mremap'ed, and a
      * relation's memory is its tuples and nothing more. */
     if (total > full->cap) {

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ravel builds and tests with, if any is missing.
 # Run as root (or with sudo) on Debian 12 or later.
+# The test scripts call it first; a caller that has already run it (.ci/run)
+# sets RAVEL_DEPS_READY=1 so that they skip the check.
 set -euo pipefail
+if [[ ${RAVEL_DEPS_READY:-} == 1 ]]; then exit 0; fi
 
+# clang-14 and libclang-rt-14-dev: the sanitizer pass and the fuzz targets
+# (scripts/test-sanitize.sh, scripts/fuzz.sh).
 packages=(build-essential cmake pkg-config mpich libmpich-dev libxxhash-dev
-          googletest libgtest-dev zlib1g-dev gnuplot-nox libsimgrid-dev)
+          googletest libgtest-dev zlib1g-dev gnuplot-nox libsimgrid-dev
+          clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -31,8 +31,14 @@ extern "C" {
 
 /* The program's text on one line: *text is malloc'd and NUL-terminated,
  * *len excludes the NUL.  Returns MPI_SUCCESS, MPI_ERR_ARG for n == 0 or n
- * too large, or MPI_ERR_NO_MEM (messages via ravel_error_set). */
+ * too large for the text to fit in memory, or MPI_ERR_NO_MEM, at the first
+ * allocation that fails (messages via ravel_error_set). */
 int ravel_kcfa_generate_text(uint64_t n, char **text, size_t *len);
+
+/* The exact length of that text (without the NUL), 0 for n == 0 or n too
+ * large.  Before writing, the text is refused when this exceeds the
+ * machine's physical memory (MPI_ERR_ARG, naming the largest N that fits). */
+uint64_t ravel_kcfa_generate_text_bytes(uint64_t n);
 
 /* The program itself (its text parsed as the file "generated(N)"). */
 int ravel_kcfa_generate(uint64_t n, ravel_kcfa_program *out);

@@ -61,17 +61,36 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* What a file that is not a regular one is, for the message refusing it. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
 static int open_file(read_state *st)
 {
-    st->fd = open(st->path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for
+     * ever; the type is checked on what was opened, so nothing can swap
+     * the path between a check and the open.  On a regular file the flag
+     * changes nothing. */
+    st->fd = open(st->path, O_RDONLY | O_NONBLOCK);
     if (st->fd < 0)
         return ravel_tc_input_error_at(
             &st->err, errno == ENOENT ? MPI_ERR_NO_SUCH_FILE : MPI_ERR_FILE, 0,
             "cannot open: %s", strerror(errno));
     struct stat sb;
-    if (fstat(st->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+    if (fstat(st->fd, &sb) != 0)
         return ravel_tc_input_error_at(&st->err, MPI_ERR_FILE, 0,
-                                       "cannot read: not a regular file");
+                                       "cannot stat: %s", strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return ravel_tc_input_error_at(&st->err, MPI_ERR_FILE, 0,
+                                       "expected a regular file, found %s",
+                                       file_kind(sb.st_mode));
     st->file_size = (uint64_t)sb.st_size;
     unsigned char magic[2] = {0, 0};
     ssize_t got = pread(st->fd, magic, 2, 0);
@@ -79,7 +98,11 @@ static int open_file(read_state *st)
         return ravel_tc_input_error_at(&st->err, MPI_ERR_IO, 0,
                                        "cannot read: %s", strerror(errno));
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        st->gz = gzopen(st->path, "rb");
+        /* From the descriptor checked above, not by path again. */
+        int gz_fd = dup(st->fd);
+        st->gz = gz_fd >= 0 ? gzdopen(gz_fd, "rb") : NULL;
+        if (!st->gz && gz_fd >= 0)
+            close(gz_fd);
         if (!st->gz)
             return ravel_tc_input_error_at(&st->err, MPI_ERR_FILE, 0,
                                            "cannot open the gzip stream");

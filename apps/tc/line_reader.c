@@ -129,7 +129,19 @@ int ravel_tc_lines_next(ravel_tc_lines *r, char **line, size_t *length,
 {
     if (ravel_tc_lines_offset(r) >= r->end)
         return 0;
-    return next_line(r, line, length, code);
+    int got = next_line(r, line, length, code);
+    /* The parsers see NUL-terminated text: a NUL inside a line would end
+     * it silently ("1 2\0garbage" read as "1 2").  Checked here, not in
+     * next_line, so that the partial line a range skips (the range before
+     * reports it, with its line number) is not. */
+    const char *nul = got == 1 ? memchr(*line, '\0', *length) : NULL;
+    if (nul) {
+        *code = ravel_error_set(MPI_ERR_OTHER, "expected text, found a NUL "
+                                "byte at column %zu",
+                                (size_t)(nul - *line) + 1);
+        return -1;
+    }
+    return got;
 }
 
 uint64_t ravel_tc_lines_offset(const ravel_tc_lines *r)

@@ -47,8 +47,8 @@ int ravel_tc_lines_open_gz(ravel_tc_lines *r, gzFile gz);
 
 /* The next line: returns 1 and sets *line (NUL-terminated, valid until the
  * next call) and *length; 0 at the end of the range or file; or a negative
- * value after a read error or a corrupt gzip stream (ravel_error_set called,
- * code in *code). */
+ * value after a read error, a corrupt gzip stream or a line holding a NUL
+ * byte (ravel_error_set called, code in *code). */
 int ravel_tc_lines_next(ravel_tc_lines *r, char **line, size_t *length,
                         int *code);
 

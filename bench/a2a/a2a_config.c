@@ -76,9 +76,18 @@ static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
         return -1;
     }
     strcpy(cfg->comm_list, comm_text);
-    char *save = NULL;
-    for (char *name = strtok_r(cfg->comm_list, ",", &save); name;
-         name = strtok_r(NULL, ",", &save)) {
+    /* Split at every comma by hand: strtok_r would skip the empty name in
+     * "vendor,,vendor" (or a leading or trailing comma), which is a typo to
+     * refuse, not to ignore. */
+    for (char *name = cfg->comm_list;;) {
+        char *comma = strchr(name, ',');
+        if (comma)
+            *comma = '\0';
+        if (*name == '\0') {
+            snprintf(err, errlen, "--comm=%s: backend name %zu is empty",
+                     comm_text, cfg->nbackends + 1);
+            return -1;
+        }
         if (!ravel_alltoallv_lookup(name)) {
             char names[512];
             ravel_alltoallv_names(names, sizeof names, ", ");
@@ -92,12 +101,10 @@ static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
             return -1;
         }
         cfg->backends[cfg->nbackends++] = name;
+        if (!comma)
+            return 0;
+        name = comma + 1;
     }
-    if (cfg->nbackends == 0) {
-        snprintf(err, errlen, "--comm='%s' names no backend", comm_text);
-        return -1;
-    }
-    return 0;
 }
 
 static int parse_sizes(a2a_config *cfg, char *err, size_t errlen)

@@ -224,6 +224,11 @@ int a2a_dist_load(a2a_dist *dist, int P, char *err, size_t errlen)
             goto fn_exit;
         rows++;
     }
+    if (ferror(f)) { /* a directory reads as EISDIR, not as 0 rows */
+        snprintf(err, errlen, "--dist=file:%s: cannot read: %s", dist->path,
+                 strerror(errno));
+        goto fn_exit;
+    }
     if (rows != P) {
         snprintf(err, errlen, "%s: %d rows; %d ranks need %d", dist->path,
                  rows, P, P);

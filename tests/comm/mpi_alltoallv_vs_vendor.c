@@ -8,7 +8,14 @@
  * Also checked: MPI_IN_PLACE, a sub-communicator, and that internal messages
  * never match a receive the caller has pending on its communicator.
  *
- * usage: mpiexec -n P mpi_alltoallv_vs_vendor [SEEDS]   (exit 1 on failure) */
+ * A second mode is a differential test on random cases: each case draws its
+ * shape, largest count, layout, datatype pairing and whether empty buffers
+ * are passed as NULL from (SEED, case number), runs the vendor call once
+ * and then every registered backend on the same inputs.  A failure names
+ * the case, so that one case can be run again alone.
+ *
+ * usage: mpiexec -n P mpi_alltoallv_vs_vendor [SEEDS]   (exit 1 on failure)
+ *        mpiexec -n P mpi_alltoallv_vs_vendor random SEED CASES [FIRST] */
 #include "exchange_cases.h"
 
 #include "ravel/comm.h"
@@ -90,7 +97,7 @@ static void free_args(call_args *a)
 
 static int build_args(call_args *a, exchange_shape shape, uint64_t seed,
                       buffer_layout layout, const type_pairing *t, int P,
-                      int me)
+                      int me, int max)
 {
     memset(a, 0, sizeof *a);
     a->sendcounts = malloc((size_t)P * sizeof(int));
@@ -101,7 +108,6 @@ static int build_args(call_args *a, exchange_shape shape, uint64_t seed,
     if (!a->sendcounts || !a->sdispls || !a->recvcounts || !a->rdispls ||
         !a->counts_copy)
         return -1;
-    const int max = 40;
     for (int p = 0; p < P; p++) {
         int units_out = case_count(shape, seed, me, p, P, max);
         int units_in = case_count(shape, seed, p, me, P, max);
@@ -170,7 +176,7 @@ static void run_case(ravel_alltoallv_fn fn, const char *backend,
     snprintf(what, sizeof what, "shape=%s layout=%s types=%s seed=%llu P=%d",
              shape_names[shape], layout_names[layout], t->name,
              (unsigned long long)seed, P);
-    if (build_args(&a, shape, seed, layout, t, P, me) != 0) {
+    if (build_args(&a, shape, seed, layout, t, P, me, 40) != 0) {
         fail(what, backend, "out of memory building the case");
         free_args(&a);
         return;
@@ -252,12 +258,93 @@ static void run_with_pending_receive(ravel_alltoallv_fn fn,
              "the caller's own message did not arrive intact");
 }
 
+/* One random case: what it draws from (seed, index). */
+typedef struct {
+    exchange_shape shape;
+    int max;             /* largest count of a block, in units */
+    buffer_layout layout;
+    size_t pairing;      /* index into the datatype pairings */
+    int null_when_empty; /* pass NULL for a buffer with nothing in it */
+    uint64_t seed;       /* of the counts and the bytes */
+} random_case;
+
+static random_case draw_case(uint64_t seed, uint64_t index, size_t npairings)
+{
+    static const int maxima[] = {1, 2, 5, 17, 40, 300};
+    uint64_t h = case_mix(seed * 0x9e3779b97f4a7c15ull + index);
+    random_case c;
+    c.shape = (exchange_shape)(h % SHAPE_COUNT);
+    c.max = maxima[(h >> 8) % (sizeof maxima / sizeof *maxima)];
+    c.layout = (buffer_layout)((h >> 16) % LAYOUT_COUNT);
+    c.pairing = (size_t)((h >> 24) % npairings);
+    c.null_when_empty = (int)((h >> 32) % 2);
+    c.seed = case_mix(h);
+    return c;
+}
+
+static int all_zero(const int counts[], int P)
+{
+    for (int i = 0; i < P; i++)
+        if (counts[i])
+            return 0;
+    return 1;
+}
+
+/* The vendor call once, then every backend, on the inputs of case `index`. */
+static void run_random_case(uint64_t seed, uint64_t index,
+                            const type_pairing pairings[], size_t npairings,
+                            MPI_Comm comm)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    random_case c = draw_case(seed, index, npairings);
+    const type_pairing *t = &pairings[c.pairing];
+    char what[240];
+    snprintf(what, sizeof what, "random case %llu of seed %llu (shape=%s "
+             "max=%d layout=%s types=%s null=%d P=%d)",
+             (unsigned long long)index, (unsigned long long)seed,
+             shape_names[c.shape], c.max, layout_names[c.layout], t->name,
+             c.null_when_empty, P);
+    call_args a;
+    if (build_args(&a, c.shape, c.seed, c.layout, t, P, me, c.max) != 0) {
+        fail(what, "(all)", "out of memory building the case");
+        free_args(&a);
+        return;
+    }
+    const char *send = c.null_when_empty && all_zero(a.sendcounts, P)
+                           ? NULL : a.sendbuf;
+    int recv_null = c.null_when_empty && all_zero(a.recvcounts, P);
+    int err = ravel_alltoallv_vendor(send, a.sendcounts, a.sdispls,
+                                     t->send_type,
+                                     recv_null ? NULL : a.recv_vendor,
+                                     a.recvcounts, a.rdispls, t->recv_type,
+                                     comm);
+    if (err != MPI_SUCCESS)
+        fail(what, "vendor", "returned an error");
+    for (size_t b = 0; err == MPI_SUCCESS && b < ravel_alltoallv_count();
+         b++) {
+        const char *name = ravel_alltoallv_name(b);
+        memset(a.recv_backend, 0xA5, a.recv_bytes);
+        int berr = ravel_alltoallv_lookup(name)(
+            send, a.sendcounts, a.sdispls, t->send_type,
+            recv_null ? NULL : a.recv_backend, a.recvcounts, a.rdispls,
+            t->recv_type, comm);
+        if (berr != MPI_SUCCESS)
+            fail(what, name, "returned an error");
+        else
+            compare(&a, name, what, P);
+    }
+    free_args(&a);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int seeds = argc > 1 ? atoi(argv[1]) : 2;
+    int random_mode = argc > 1 && strcmp(argv[1], "random") == 0;
+    int seeds = argc > 1 && !random_mode ? atoi(argv[1]) : 2;
 
     /* Datatype pairings whose type signatures match. */
     MPI_Datatype triple_int, strided_pair, padded_struct;
@@ -294,7 +381,15 @@ int main(int argc, char **argv)
     MPI_Comm halves;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, nranks - rank, &halves);
 
-    for (size_t b = 0; b < ravel_alltoallv_count(); b++) {
+    if (random_mode) {
+        uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+        uint64_t cases = argc > 3 ? strtoull(argv[3], NULL, 10) : 100;
+        uint64_t first = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
+        for (uint64_t i = first; i < first + cases; i++)
+            run_random_case(seed, i, pairings, npairings, MPI_COMM_WORLD);
+        seeds = 0; /* the fixed cases below are the other mode's */
+    }
+    for (size_t b = 0; seeds > 0 && b < ravel_alltoallv_count(); b++) {
         const char *name = ravel_alltoallv_name(b);
         ravel_alltoallv_fn fn = ravel_alltoallv_lookup(name);
         for (int s = 0; s < seeds; s++) {

@@ -28,6 +28,10 @@ struct Targets {
     uint64_t big = 0;
     double ratio = 0;
     const char *name = "default";
+    // The command line parsed into these targets: name points into it, so
+    // it lives as long as they do (it once lived in parse()'s by-value
+    // parameter, and the test read freed memory through name).
+    std::vector<std::string> args;
 };
 
 Parsed parse(std::vector<std::string> args, Targets &t)
@@ -40,8 +44,9 @@ Parsed parse(std::vector<std::string> args, Targets &t)
         {"name", RAVEL_OPT_STRING, &t.name, "S", "a string"},
     };
     args.insert(args.begin(), "prog");
+    t.args = std::move(args);
     std::vector<char *> argv;
-    for (auto &a : args)
+    for (auto &a : t.args)
         argv.push_back(a.data());
     Parsed p;
     char err[256] = "";

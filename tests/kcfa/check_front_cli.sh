@@ -30,4 +30,13 @@ grep -q "bad.kcfa:2:23: too few parts in (app ...)" "$dir/err" ||
 "$tool" --generate=x > /dev/null 2>&1; [ $? -eq 2 ] || fail "--generate=x"
 "$tool" "$dir/missing.kcfa" 2> "$dir/err"; [ $? -eq 1 ] || fail "missing file"
 grep -q "missing.kcfa: cannot open" "$dir/err" || fail "missing-file message"
+# A failed allocation ends the generation at once, with the sizes.  Not
+# under AddressSanitizer (RAVEL_SANITIZED, scripts/test-sanitize.sh): it
+# reserves terabytes of address space, which ulimit -v refuses first.
+if [ -z "${RAVEL_SANITIZED:-}" ]; then
+    (ulimit -v 300000 && "$tool" --generate=3000000 > /dev/null 2> "$dir/err")
+    [ $? -eq 1 ] || fail "--generate=3000000 under ulimit -v should exit 1"
+    grep -q -- "--generate=3000000: out of memory for the program text (705444757 bytes) after [0-9]* bytes" "$dir/err" ||
+        fail "out-of-memory message: $(cat "$dir/err")"
+fi
 echo "ok"

@@ -27,6 +27,9 @@ for rel in Time ReachesCfg AEval Store Step ReachesClo; do
 done
 
 printf '(program (app (lam x k (app (ref k) (ref x))) (ref y) (ref z)))\n' >"$scratch/bad.cps"
+# N = 2^40 was accepted: its text (about 260 TiB) can fit nowhere.
+expect 1 "--generate=1099511627776: the program's text alone would take [0-9]* bytes, more than this machine's [0-9]* bytes of memory; the largest N whose text fits is [0-9]*$" \
+  ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1099511627776
 expect 1 "bad.cps:1:44: too few parts in (app ...)" ravel-kcfa -- "$mpiexec" -n 3 "$kcfa" --k=1 "$scratch/bad.cps"
 expect 1 "no-such.cps" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/no-such.cps"
 expect 2 "--k=0" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=0 --generate=1

@@ -2,7 +2,13 @@
 // issue's definition, for N = 1, 2, 3.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <mpi.h>
 #include <string>
+#include <vector>
+
+#include "ravel/error.h"
 
 #include "kcfa_generate.h"
 #include "kcfa_test_util.h"
@@ -107,6 +113,52 @@ TEST(KcfaGenerate, RejectsZero)
     EXPECT_EQ(text, nullptr);
     ravel_kcfa_program p;
     EXPECT_NE(ravel_kcfa_generate(0, &p), 0);
+}
+
+// The size the generator checks against memory is the text's length: for
+// every digit count of N and its boundaries.
+TEST(KcfaGenerate, TextBytesIsTheLengthOfTheText)
+{
+    std::vector<uint64_t> ns;
+    for (uint64_t n = 1; n <= 120; n++)
+        ns.push_back(n);
+    for (uint64_t n : {999, 1000, 1001, 9999, 10000, 12345})
+        ns.push_back(n);
+    for (uint64_t n : ns) {
+        char *text = nullptr;
+        size_t len = 0;
+        ASSERT_EQ(ravel_kcfa_generate_text(n, &text, &len), 0) << n;
+        EXPECT_EQ(ravel_kcfa_generate_text_bytes(n), len) << "N = " << n;
+        EXPECT_EQ(strlen(text), len) << "N = " << n;
+        free(text);
+    }
+}
+
+// N = 2^40 was accepted, and the writer then looped through 2^40 levels
+// after its allocations had failed.  Its text (about 200 TiB) is now
+// refused before anything is allocated, with the limit in the message.
+TEST(KcfaGenerate, RefusesATextLargerThanMemory)
+{
+    const uint64_t n = uint64_t(1) << 40;
+    char *text = nullptr;
+    size_t len = 0;
+    EXPECT_EQ(ravel_kcfa_generate_text(n, &text, &len), MPI_ERR_ARG);
+    EXPECT_EQ(text, nullptr);
+    std::string m = ravel_error_message();
+    EXPECT_NE(m.find("--generate=1099511627776: the program's text alone "
+                     "would take " +
+                     std::to_string(ravel_kcfa_generate_text_bytes(n)) +
+                     " bytes, more than this machine's "),
+              std::string::npos)
+        << m;
+    // The largest N named fits, and the next does not.
+    size_t at = m.find("the largest N whose text fits is ");
+    ASSERT_NE(at, std::string::npos) << m;
+    uint64_t largest = std::stoull(m.substr(at + 33));
+    uint64_t memory = std::stoull(m.substr(m.find("machine's ") + 10));
+    EXPECT_LE(ravel_kcfa_generate_text_bytes(largest), memory);
+    EXPECT_GT(ravel_kcfa_generate_text_bytes(largest + 1), memory);
+    EXPECT_EQ(ravel_kcfa_generate_text(n + 1, &text, &len), MPI_ERR_ARG);
 }
 
 } // namespace

@@ -60,6 +60,23 @@ const Shape shapes[] = {
     {70000, 2, 0},
 };
 
+// A rank that inserts no tuples appends 0 tuples from NULL to a buffer
+// with no storage yet: no memcpy(NULL, NULL, 0), which is undefined (the
+// sanitized build, scripts/test-sanitize.sh, aborted here).
+TEST(TupleOps, AppendingNothingToAnEmptyBufferLeavesItEmpty)
+{
+    tuple_buf b = {};
+    ASSERT_EQ(tuple_buf_append(&b, 2, nullptr, 0), MPI_SUCCESS);
+    EXPECT_EQ(b.n, 0u);
+    const uint64_t t[2] = {4, 5};
+    ASSERT_EQ(tuple_buf_append(&b, 2, t, 1), MPI_SUCCESS);
+    ASSERT_EQ(tuple_buf_append(&b, 2, nullptr, 0), MPI_SUCCESS);
+    ASSERT_EQ(b.n, 1u);
+    EXPECT_EQ(b.data[0], 4u);
+    EXPECT_EQ(b.data[1], 5u);
+    tuple_buf_free(&b);
+}
+
 TEST(TupleOps, SortUniqueMatchesStdSortUnique)
 {
     std::mt19937_64 rng(7);

@@ -101,8 +101,53 @@ static const bad_case bad_cases[] = {
                                        "'0'"},
     {"long_too_many.mtx", NULL, 5004, "found more: this is entry 5001"},
     {"missing.mtx", NULL, 0, "cannot open: No such file or directory"},
-    {"a_directory", NULL, 0, "cannot read: not a regular file"},
+    {"a_directory", NULL, 0, "expected a regular file, found a directory"},
+    /* Opening a FIFO once waited for a writer for ever. */
+    {"a_fifo", NULL, 0, "expected a regular file, found a FIFO"},
+    /* A NUL byte once ended the line silently: "1 2\0garbage" read as 1 2. */
+    {"nul_edges.txt", NULL, 1, "expected text, found a NUL byte at column 4"},
+    {"nul_entry.mtx", NULL, 4, "expected text, found a NUL byte at column 2"},
+    {"nul_banner.mtx", NULL, 1, "expected text, found a NUL byte at column 15"},
+    {"nul_long.mtx", NULL, 3001, "expected text, found a NUL byte at column 3"},
 };
+
+/* Files whose text holds a NUL byte (strlen cannot size them). */
+static void write_nul_cases(const char *dir)
+{
+    static const char edges[] = "1 2\0garbage 99 99\n3 4\n";
+    static const char entry[] = BANNER "pattern general\n3 3 2\n1 2\n2\0 3\n";
+    static const char banner[] = "%%MatrixMarket\0 matrix coordinate pattern "
+                                 "general\n3 3 0\n";
+    const struct {
+        const char *name, *text;
+        size_t n;
+    } files[] = {{"nul_edges.txt", edges, sizeof edges - 1},
+                 {"nul_entry.mtx", entry, sizeof entry - 1},
+                 {"nul_banner.mtx", banner, sizeof banner - 1}};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        tc_write_file(path, files[i].text, files[i].n);
+    }
+}
+
+/* Replaces byte `column` (1-based) of line `line` of the file with a NUL:
+ * in a long file, the line lies in some rank's range but the first. */
+static void put_nul(const char *path, unsigned long line, unsigned column)
+{
+    FILE *f = fopen(path, "r+b");
+    if (!f)
+        exit(2);
+    unsigned long at = 1;
+    long offset = 0;
+    for (int c; at < line && (c = fgetc(f)) != EOF; offset++)
+        if (c == '\n')
+            at++;
+    if (at != line || fseek(f, offset + (long)column - 1, SEEK_SET) != 0 ||
+        fputc('\0', f) == EOF)
+        exit(2);
+    fclose(f);
+}
 
 /* 5000 entries of a 100 x 100 matrix; `bad` maps a line to its text. */
 static void write_long(const char *path, unsigned long bad1, const char *text1,
@@ -158,8 +203,15 @@ static void write_corpus(const char *dir)
     write_long(path, 100, "0 1", 4000, "x y", 0);
     snprintf(path, sizeof path, "%s/long_too_many.mtx", dir);
     write_long(path, 0, "", 0, "", 3);
+    snprintf(path, sizeof path, "%s/nul_long.mtx", dir);
+    write_long(path, 3001, "17 42", 0, "", 0);
+    put_nul(path, 3001, 3);
+    write_nul_cases(dir);
     snprintf(path, sizeof path, "%s/a_directory", dir);
     if (mkdir(path, 0700) != 0)
+        exit(2);
+    snprintf(path, sizeof path, "%s/a_fifo", dir);
+    if (mkfifo(path, 0600) != 0)
         exit(2);
 }
 

@@ -9,6 +9,8 @@
 #   ravel_tc_cases.sh ENV output NAME P
 #       --output in both modes against a breadth-first search from every
 #       vertex (bfs_closure), pair for pair
+#   ravel_tc_cases.sh ENV tiny
+#       graphs with no edges or fewer edges than ranks against BFS
 #   ravel_tc_cases.sh ENV errors
 #       bad options and inputs: one message, the right exit status
 #
@@ -78,6 +80,27 @@ output)
          "equal to BFS from every vertex"
   done
   ;;
+tiny)
+  # Graphs with no edges, or fewer edges than ranks: some ranks insert no
+  # tuples (a memcpy from NULL once aborted the sanitized build here).
+  # Closure sizes against BFS from every vertex, on 3 ranks, with a direct
+  # and a Bruck backend (the fault was in the engine, before any exchange).
+  P=3
+  printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 0\n' \
+    >"$scratch/empty.mtx"
+  printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n' \
+    >"$scratch/two.mtx"
+  for g in empty two; do
+    want=$("$bfs" "$scratch/$g.mtx" | wc -l)
+    for backend in vendor two-phase-bruck; do
+      out=$("$mpiexec" -n "$P" "$ravel_tc" --quiet --json --comm="$backend" \
+            "$scratch/$g.mtx")
+      size=$(json_field closure_size "$out")
+      [[ $size == "$want" ]] || die "$g.mtx $backend: closure $size != BFS $want"
+      echo "$g.mtx P=$P $backend: closure $size = BFS"
+    done
+  done
+  ;;
 errors)
   # shellcheck source=../cli_expect.sh
   source "$(dirname "$0")/../cli_expect.sh"
@@ -91,6 +114,18 @@ errors)
   expect 1 "no-such.mtx" ravel-tc -- "$mpiexec" -n 3 "$ravel_tc" "$scratch/no-such.mtx"
   expect 1 "bad.mtx:4: expected a column index in 1..3, found '9'" ravel-tc -- \
     "$mpiexec" -n 3 "$ravel_tc" "$scratch/bad.mtx"
+  # A user-facing message names what failed, not the build's source path.
+  expect 1 "^ravel-tc: cannot open log '$scratch/no-dir/log.csv': No such" \
+    ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --height=2 \
+    --log="$scratch/no-dir/log.csv"
+  ! grep -q '\.c:[0-9]' "$scratch/err" || die "source path in: $(cat "$scratch/err")"
+  # A FIFO once made every rank wait in open() for a writer, for ever;
+  # timeout only turns such a hang into a failure.
+  mkfifo "$scratch/f.mtx"
+  expect 1 "f.mtx: expected a regular file, found a FIFO" ravel-tc -- \
+    timeout 120 "$mpiexec" -n 2 "$ravel_tc" "$scratch/f.mtx"
+  expect 1 "$scratch: expected a regular file, found a directory" ravel-tc -- \
+    "$mpiexec" -n 2 "$ravel_tc" "$scratch"
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
   echo "ravel-tc errors: every case gave one message and the right status"

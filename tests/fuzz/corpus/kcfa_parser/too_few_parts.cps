@@ -1,0 +1,3 @@
+; a comment
+(program
+  (app (ref f) (ref x)))

@@ -1,0 +1,1 @@
+(program (lamb x k (ref x)))
