@@ -11,7 +11,9 @@
  * limit is sent in several rounds, all ranks taking the same number) and
  * the call's global statistics, which the cost model needs: auto is handed
  * them and agrees on nothing more.  Tuples for this rank never enter the
- * backend; they are handed over in place. */
+ * backend; they are handed over in place.  Every copy of tuples here is
+ * reported to ravel_comm_charge_copy, which counts it and, under SimGrid
+ * SMPI, charges it to the simulated clock like the backends' own. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -155,6 +157,7 @@ static void pack_stream(ravel_engine *e, int dest, uint64_t *out)
         *out++ = s;
         *out++ = b->n;
         memcpy(out, b->data, words * sizeof *out);
+        ravel_comm_charge_copy(words * sizeof *out);
         out += words;
         tuple_buf_free(b);
     }
@@ -169,6 +172,7 @@ static tuple_buf *slot_incoming(ravel_engine *e, size_t slot)
 
 static int deliver(ravel_engine *e, size_t slot, const uint64_t *t, size_t n)
 {
+    ravel_comm_charge_copy(n * e->rels[slot / 2].arity * sizeof *t);
     return tuple_buf_append(slot_incoming(e, slot), e->rels[slot / 2].arity,
                             t, n);
 }
@@ -183,6 +187,7 @@ static int hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
         *into = *from;
         *from = x;
     }
+    ravel_comm_charge_copy(from->n * arity * sizeof *from->data);
     int err = from->n ? tuple_buf_append(into, arity, from->data, from->n)
                       : MPI_SUCCESS;
     tuple_buf_free(from);
@@ -240,6 +245,7 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
             size_t words_n = n * e->rels[slot / 2].arity;
             if (slot == big) {
                 memmove(w, in + 2, words_n * sizeof *w);
+                ravel_comm_charge_copy(words_n * sizeof *w);
                 w += words_n;
             } else {
                 err = deliver(e, slot, in + 2, n);
@@ -346,6 +352,7 @@ static int move_words(ravel_engine *e, const uint64_t *send,
             s = s < cap ? s : cap;
             r = r < cap ? r : cap;
             memcpy(stage_s + ps, send + soff[i] + from, s * sizeof *send);
+            ravel_comm_charge_copy(s * sizeof *send);
             sc[i] = (int)s;
             sd[i] = (int)ps;
             rc[i] = (int)r;
@@ -355,9 +362,11 @@ static int move_words(ravel_engine *e, const uint64_t *send,
         }
         err = e->alltoallv(stage_s, sc, sd, MPI_UINT64_T, stage_r, rc, rd,
                            MPI_UINT64_T, e->comm);
-        for (int i = 0; i < P && err == MPI_SUCCESS; i++)
+        for (int i = 0; i < P && err == MPI_SUCCESS; i++) {
             memcpy(recv + roff[i] + from, stage_r + rd[i],
                    (size_t)rc[i] * sizeof *recv);
+            ravel_comm_charge_copy((size_t)rc[i] * sizeof *recv);
+        }
     }
 fn_exit:
     free(stage_s);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# run_real.sh BUILD_DIR: auto against every fixed backend on this machine,
+# real MPI at 2 ranks: calibrate, then ravel-a2a from 16 B to 4 MiB (three
+# runs, auto agreeing and told), then ravel-tc on the shared graphs up to
+# MAX_PATHS paths with every backend.  Run it on an idle machine.
+set -euo pipefail
+build=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/bench/results/auto
+mkdir -p "$here"
+model=$here/model-this-machine.json
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+mpiexec -n 2 "$build/apps/calibrate/ravel-calibrate" --output="$model"
+export RAVEL_MODEL=$model
+csv=$here/a2a_2ranks.csv
+rm -f "$csv"
+for run in 1 2 3; do
+  echo "# ravel-a2a run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=all --iters=30 \
+      --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
+  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=auto --hint-stats \
+      --iters=30 --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
+done
+echo "# ravel-tc, load $(cut -d' ' -f1-3 /proc/loadavg)"
+BACKENDS="vendor spread-out padded-alltoall padded-bruck two-phase-bruck auto" \
+MAX_PATHS=${MAX_PATHS:-25000000} \
+  bash "$top/bench/tc/run_tc_bench.sh" "$build" "$here/tc_2ranks"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tc_apps.sh: ravel-tc itself under SimGrid SMPI on the Theta-like platform
+# (copies charged), with every fixed backend and auto, on a graph of many
+# small iterations and one of few big ones: the simulated exchange time of
+# every iteration (the per-iteration logs) and of the whole run, and auto's
+# choice per iteration.  The engine's own computation is not simulated
+# (smpi/simulate-computation:no): the study is of the exchanges.
+#
+# usage: tc_apps.sh BUILD_SMPI OUT_DIR P GRAPH...
+#   BUILD_SMPI  a build with -DRAVEL_SIMGRID=ON and target ravel-tc built
+#   GRAPH       names in ../shared/datasets/suitesparse/MANIFEST.tsv
+set -euo pipefail
+[ $# -ge 4 ] || { sed -n '9,13p' "$0" >&2; exit 2; }
+build=$1 out=$2 P=$3
+shift 3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$top/../shared/datasets/suitesparse
+backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck auto"}
+mkdir -p "$out/logs"
+csv=$out/tc_apps_P$P.csv
+[ -f "$csv" ] || echo "graph,backend,P,closure_size,iterations,exchange_s,host_s" >"$csv"
+for graph in "$@"; do
+  file=$(awk -F'\t' -v n="$graph" '$1 == n { print $2 }' "$shared/MANIFEST.tsv")
+  base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
+  flags=()
+  [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+  for backend in $backends; do
+    log=$out/logs/$graph.P$P.$backend.csv
+    start=$(date +%s)
+    # "--log FILE", not "--log=FILE": smpirun takes --log= as its own.
+    j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
+        sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/tc/ravel-tc" theta \
+        "$P" 3 --quiet --json --comm="$backend" --log "$log" "${flags[@]}" \
+        "$shared/$file" 2>/dev/null | grep '^{')
+    field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
+    echo "$graph,$backend,$P,$(field closure_size),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
+      tee -a "$csv"
+  done
+done
