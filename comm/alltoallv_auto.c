@@ -50,6 +50,8 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
     m.ranks_per_node = ctx->node_ranks;
     double predicted;
     const char *name = ravel_cost_choose(&m, &s, &predicted);
+    if (!name) /* no finite prediction: cannot happen with a valid model */
+        name = ravel_alltoallv_name(0);
     ctx->last_choice = -1;
     for (size_t i = 0; i < ravel_alltoallv_count(); i++)
         if (ravel_alltoallv_name(i) == name)
