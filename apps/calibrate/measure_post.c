@@ -38,13 +38,17 @@ static int k_at(int i) { return 1 << i; }
  * cost, without the yielding loop.  MPICH's headers annotate MPI_Waitall
  * with access sizes that make GCC 12 mistake MPI_STATUSES_IGNORE (a
  * sentinel, not an array) for a zero-sized buffer (as in comm/context.c). */
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 static void wait_all(int k, MPI_Request *req, const char *what)
 {
     cal_abort_on_mpi_error(MPI_Waitall(k, req, MPI_STATUSES_IGNORE), what);
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 static double lead_batch(MPI_Comm comm, int partner, MPI_Request *req, int i,
                          int reps)
