@@ -43,8 +43,9 @@ static int padded_alltoall_kernel(const comm_exchange *x)
         goto fn_exit;
     }
     for (int i = 0; i < P; i++)
-        comm_copy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
-                  x->send_bytes[i]);
+        if (x->send_bytes[i]) /* else sendbuf may be NULL */
+            comm_copy(staged + (size_t)i * M, x->sendbuf + x->send_offset[i],
+                      x->send_bytes[i]);
     comm_charge_flush();
     if (x->ctx->wait == RAVEL_WAIT_BLOCK) {
         err = MPI_Alltoall(staged, slot, MPI_BYTE, arrived, slot, MPI_BYTE,
@@ -66,8 +67,9 @@ static int padded_alltoall_kernel(const comm_exchange *x)
                                   me, x->recv_bytes[i], i);
             goto fn_exit;
         }
-        comm_copy(x->recvbuf + x->recv_offset[i], arrived + (size_t)i * M,
-                  x->recv_bytes[i]);
+        if (x->recv_bytes[i]) /* else recvbuf may be NULL */
+            comm_copy(x->recvbuf + x->recv_offset[i], arrived + (size_t)i * M,
+                      x->recv_bytes[i]);
     }
 fn_exit:
     comm_payload_free(staged);

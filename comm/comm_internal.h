@@ -87,7 +87,8 @@ void comm_stats_receive(void);
 void comm_charge_flush(void);
 
 /* memcpy that reports its bytes (ravel_comm_charge_copy); bytes may be 0
- * with null pointers. */
+ * with null pointers (but a caller must not form NULL + offset: guard the
+ * call on the size where a buffer may be NULL). */
 void comm_copy(void *to, const void *from, size_t bytes);
 
 /* Copies this rank's own block from the send side to the receive side. */

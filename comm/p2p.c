@@ -56,8 +56,9 @@ int comm_copy_self(const comm_exchange *x)
         return ravel_error_set(MPI_ERR_TRUNCATE,
                                "rank %d sends itself %zu bytes but expects %zu",
                                me, x->send_bytes[me], x->recv_bytes[me]);
-    comm_copy(x->recvbuf + x->recv_offset[me], x->sendbuf + x->send_offset[me],
-              x->send_bytes[me]);
+    if (x->send_bytes[me]) /* else the buffers may be NULL */
+        comm_copy(x->recvbuf + x->recv_offset[me],
+                  x->sendbuf + x->send_offset[me], x->send_bytes[me]);
     return MPI_SUCCESS;
 }
 
