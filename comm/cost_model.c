@@ -471,9 +471,12 @@ const char *ravel_cost_choose(const ravel_cost_params *m,
     return best;
 }
 
-/* Rough figures of one multi-core node, for runs without a model file:
- * this project's 2-core development machine, calibrated with
- * ravel-calibrate at 2 ranks (apps/calibrate/README.md), rounded. */
+/* Rough figures of one multi-core node, for runs without a model file.
+ * alpha, beta and o: this project's 2-core development machine,
+ * ravel-calibrate at 2 ranks (bench/results/auto/model-this-machine.json:
+ * 0.89 us, 1.57e-10 s/B, 0.21 us), rounded up.  gamma: 1e-10 s/B (10 GB/s)
+ * lies between that file's fit, which in-cache copies dominate (1.06e-11),
+ * and the ~3 GB/s of its 64 MiB copies. */
 void ravel_cost_params_default(ravel_cost_params *m)
 {
     m->alpha = 1.0e-6;
