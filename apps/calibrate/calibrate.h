@@ -63,6 +63,10 @@ int cal_measure_memcpy(const cal_effort *e, cal_series *s);
 /* The median of v[0..n) (n >= 1); reorders v. */
 double cal_median(double *v, size_t n);
 
+/* Repetitions of an operation that took `once` seconds so that a trial
+ * lasts about `seconds`: at least 1, at most max_reps. */
+int cal_reps_for(double seconds, double once, int max_reps);
+
 /* Fits s->intercept and s->slope by least relative squares and fills the
  * residuals (fit.c).  The slope is always a model parameter and is made
  * positive; the intercept only when intercept_is_parameter. */

@@ -46,6 +46,12 @@ double cal_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+int cal_reps_for(double seconds, double once, int max_reps)
+{
+    double r = once > 0 ? seconds / once : max_reps;
+    return r < 1 ? 1 : r > max_reps ? max_reps : (int)r;
+}
+
 /* The weighted normal equations of the 2-parameter line. */
 static void relative_least_squares(const cal_series *s, double *c, double *k)
 {

@@ -56,8 +56,7 @@ int cal_measure_memcpy(const cal_effort *e, cal_series *s)
     memset(dst, 0, MEMCPY_MAX);
     for (size_t n = MEMCPY_MIN; n <= MEMCPY_MAX; n *= 4) {
         double once = time_copies(dst, src, n, 2) / 2; /* also warms up */
-        double r = once > 0 ? e->trial_seconds / once : MAX_REPS;
-        int reps = r < 1 ? 1 : r > MAX_REPS ? MAX_REPS : (int)r;
+        int reps = cal_reps_for(e->trial_seconds, once, MAX_REPS);
         for (int k = 0; k < trials; k++)
             trial[k] = time_copies(dst, src, n, reps) / reps;
         s->x[s->n] = (double)n;

@@ -69,13 +69,6 @@ static void follow(MPI_Comm comm, char *buf)
     }
 }
 
-/* Round trips that last about `seconds`, from one that lasted `once`. */
-static int reps_for(double seconds, double once)
-{
-    double r = once > 0 ? seconds / once : MAX_REPS;
-    return r < 1 ? 1 : r > MAX_REPS ? MAX_REPS : (int)r;
-}
-
 static void lead(MPI_Comm comm, int partner, char *buf, const cal_effort *e,
                  cal_series *s)
 {
@@ -85,7 +78,7 @@ static void lead(MPI_Comm comm, int partner, char *buf, const cal_effort *e,
         /* A short batch to warm up (first-touch, connection set-up) and to
          * learn the round trip's rough time. */
         double once = lead_batch(comm, partner, buf, i, 3) / 3;
-        int reps = reps_for(e->trial_seconds, once);
+        int reps = cal_reps_for(e->trial_seconds, once, MAX_REPS);
         for (int k = 0; k < trials; k++)
             trial[k] = lead_batch(comm, partner, buf, i, reps) / reps / 2;
         s->x[s->n] = (double)size_at(i);

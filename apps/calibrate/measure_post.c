@@ -101,8 +101,7 @@ static void lead(MPI_Comm comm, int partner, MPI_Request *req,
     int trials = e->trials < 64 ? e->trials : 64;
     for (int i = 0; i < POST_COUNTS; i++) {
         double once = lead_batch(comm, partner, req, i, 3) / 3;
-        double r = once > 0 ? e->trial_seconds / once : MAX_REPS;
-        int reps = r < 1 ? 1 : r > MAX_REPS ? MAX_REPS : (int)r;
+        int reps = cal_reps_for(e->trial_seconds, once, MAX_REPS);
         for (int j = 0; j < trials; j++)
             trial[j] = lead_batch(comm, partner, req, i, reps) / reps;
         s->x[s->n] = k_at(i);
