@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exchange_cases.h"
+#include "mpi_gtest_main.h"
 #include "ravel/comm.h"
 
 namespace {
@@ -170,18 +171,5 @@ TEST(CommStats, TwoPhaseBruckSendsMetadataThenExactlyTheForwardedBytes)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    ::testing::InitGoogleTest(&argc, argv);
-    if (rank_ != 0) { // one report; other ranks still fail the run below
-        auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-        delete listeners.Release(listeners.default_result_printer());
-    }
-    int failed = RUN_ALL_TESTS() != 0, any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && failed)
-        fprintf(stderr, "rank %d: CommStats failed (see above)\n", rank_);
-    MPI_Finalize();
-    return any;
+    return mpi_gtest_main(argc, argv, &rank_, &size_, "CommStats");
 }
