@@ -34,9 +34,11 @@
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
  *  nothing is shared (share = 1).  Otherwise in a direct exchange every
- *  rank of a node sends off-node at once (share = ranks per node q) the
- *  fraction (P-q)/(P-1) of its bytes, the rest staying on the node
- *  (unshared), and at a Bruck step of distance d the ranks whose partner
+ *  rank of a node sends off-node at once the fraction f = (P-q)/(P-1) of
+ *  its bytes, the rest staying on the node (unshared): the interface of
+ *  the busiest node carries f (X + (q-1) T/P), X = max(S, R) the busiest
+ *  rank's bytes and T/P the mean rank's (q X if every rank sends alike),
+ *  and that rank's own on-node bytes (1-f) X follow.  At a Bruck step of distance d the ranks whose partner
  *  is off-node are min(d, q) of the node's q (consecutive placement).  A
  *  byte then costs beta * share.  An allreduce of a few words costs
  *  L (alpha + 2 o) (recursive doubling) on one node, and (2 ceil(log2 q)
@@ -45,9 +47,10 @@
  *  allreduce).
  *  vendor (MPICH)   scattered, 32 peers per batch, empty blocks skipped:
  *                   ceil(P/32) alpha + max(o (Es + Er), beta q' max(S, R))
- *                   + gamma Z (posting overlaps the transfers), with Es/Er the most non-empty blocks a rank
- *                   sends/receives, q' the direct-exchange share
- *                   (q (P-q)/(P-1) + (q-1)/(P-1) with several nodes).
+ *                   + gamma Z (posting overlaps the transfers), with
+ *                   Es/Er the most non-empty blocks a rank sends/receives
+ *                   and beta q' max(S, R) short for the direct-exchange
+ *                   bytes above, beta (f (X + (q-1) T/P) + (1-f) X).
  *  vendor (SMPI)    SimGrid's "mpich" alltoallv: batches of 4 peers, empty
  *                   blocks posted too: ceil(P/4) alpha + max(2 o (P-1),
  *                   the same bandwidth term) + gamma Z.
@@ -306,17 +309,25 @@ static double batches(int peers, int per_batch)
     return peers <= 0 ? 0.0 : (double)((peers + per_batch - 1) / per_batch);
 }
 
-/* A direct exchange's bytes: of a rank's P-1 peers, P-q are off-node
- * (when there are several nodes), and those bytes share the interface with
- * the q ranks of the node; bytes to the q-1 peers on the node are not
- * shared. */
-static double direct_bandwidth_bytes(const call_model *c, double bytes)
+/* A direct exchange's bytes.  Of a rank's P-1 peers, P-q are off-node
+ * (when there are several nodes); those bytes go through the interface the
+ * node's q ranks share, the bytes to its q-1 node mates do not.  What the
+ * interface carries is the node's total, not q times the busiest rank's:
+ * the busiest node is taken as the busiest rank plus q-1 ranks of the mean
+ * (total / P), which is q times the busiest for uniform blocks and far less
+ * when one rank holds most of the data (skewed relations).  `busiest` and
+ * `mean` are bytes of one rank. */
+static double direct_bandwidth_bytes(const call_model *c, double busiest,
+                                     double mean)
 {
     double q = share(c, 0);
     if (c->nodes <= 1 || c->P <= 1)
-        return c->m->beta * bytes;
+        return c->m->beta * busiest;
+    if (mean > busiest)
+        mean = busiest;
     double off = (c->P - q) / (c->P - 1);
-    return c->m->beta * bytes * (off * q + (1.0 - off));
+    return c->m->beta *
+           (off * (busiest + (q - 1) * mean) + (1.0 - off) * busiest);
 }
 
 /* A direct exchange posts its messages while earlier ones are on the wire:
@@ -328,7 +339,8 @@ static double overlap(double cpu, double network)
 
 static double direct_bandwidth(const call_model *c)
 {
-    return direct_bandwidth_bytes(c, c->S > c->R ? c->S : c->R);
+    double mean = (double)c->s->total / c->P;
+    return direct_bandwidth_bytes(c, c->S > c->R ? c->S : c->R, mean);
 }
 
 static double predict_vendor(const call_model *c)
@@ -388,9 +400,9 @@ static double vendor_alltoall(const call_model *c, double M)
     if (M < 32768)
         return medium_batches * m->alpha +
                overlap(2 * m->o * (c->P - 1),
-                       direct_bandwidth_bytes(c, per_rank));
+                       direct_bandwidth_bytes(c, per_rank, per_rank));
     return (c->P - 1) * (m->alpha + 2 * m->o) +
-           direct_bandwidth_bytes(c, per_rank);
+           direct_bandwidth_bytes(c, per_rank, per_rank);
 }
 
 static double predict_padded_alltoall(const call_model *c)
