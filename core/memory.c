@@ -1,17 +1,24 @@
-/* Growing arrays, and peak resident memory from getrusage (Linux reports
- * it in KiB). */
+/* Growing arrays, the process's peak resident memory (getrusage, which
+ * Linux reports in KiB), the memory available to it, and sizes for people. */
 #include "ravel/memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+
+size_t ravel_grown_capacity(size_t cap, size_t need)
+{
+    if (need <= cap)
+        return cap;
+    size_t grown = cap < 16 ? 16 : cap + cap / 2;
+    return grown < cap || grown < need ? need : grown;
+}
 
 int ravel_grow(void **data, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t grown = *cap < 16 ? 16 : *cap + *cap / 2, bytes;
-    if (grown < *cap || grown < need)
-        grown = need;
+    size_t grown = ravel_grown_capacity(*cap, need), bytes;
     if (ravel_mul_size(grown, elem, &bytes) != 0)
         return -1;
     void *d = realloc(*data, bytes ? bytes : 1);
@@ -28,4 +35,35 @@ uint64_t ravel_peak_rss_bytes(void)
     if (getrusage(RUSAGE_SELF, &usage) != 0)
         return 0;
     return (uint64_t)usage.ru_maxrss * 1024u;
+}
+
+uint64_t ravel_available_memory_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    return found ? (uint64_t)kib * 1024u : 0;
+}
+
+void ravel_format_bytes(char *buf, size_t len, uint64_t bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB",
+                                        "PiB", "EiB"};
+    double v = (double)bytes;
+    unsigned u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "%.*f %s", v < 10.0 ? 2 : v < 100.0 ? 1 : 0, v,
+                 units[u]);
 }

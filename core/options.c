@@ -46,6 +46,34 @@ int ravel_parse_double(const char *text, double *out)
     return 0;
 }
 
+int ravel_parse_bytes(const char *text, uint64_t *out)
+{
+    if (!text || *text < '0' || *text > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno)
+        return -1;
+    static const char units[] = "KMGT";
+    unsigned shift = 0;
+    const char *u = *end ? strchr(units, *end == 'k' ? 'K' : *end) : NULL;
+    if (u) {
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (*end == 'B')
+            end++;
+    } else if (*end == 'B') {
+        end++;
+    }
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
 static const ravel_option *find_option(const ravel_option *options,
                                        size_t noptions, const char *name,
                                        size_t namelen)
@@ -77,11 +105,15 @@ static int store_value(const ravel_option *opt, const char *value, char *err,
     case RAVEL_OPT_DOUBLE:
         bad = ravel_parse_double(value, (double *)opt->target);
         break;
+    case RAVEL_OPT_BYTES:
+        bad = ravel_parse_bytes(value, (uint64_t *)opt->target);
+        break;
     }
     if (bad) {
         static const char *const expected[] = {
             "no value", "a string", "a non-negative whole number",
-            "a whole number", "a finite number"};
+            "a whole number", "a finite number",
+            "a size (bytes, or a number with K, M, G or T)"};
         snprintf(err, errlen, "option --%s: '%s' is not %s", opt->name, value,
                  expected[opt->kind]);
         return -1;

@@ -79,6 +79,7 @@ static int emit_moves(ravel_engine *e, int xi, const uint32_t *old_subs)
             x->bucket_count[b]--;
     }
     x->full.n = w;
+    err = relation_error(x, err);
     /* delta keeps what full keeps. */
     for (size_t i = 0; i < x->delta.n && !x->delta_is_full; i++) {
         const uint64_t *t = x->delta.data + i * x->arity;
@@ -116,14 +117,13 @@ static int emit_replica_growth(ravel_engine *e, int ri, const uint32_t *old)
                 outbox_slot(e, ri, flag, (int)((b + j) % (uint64_t)e->size)),
                 r->arity, t);
             if (err != MPI_SUCCESS)
-                return err;
+                return relation_error(r, err);
         }
     }
     return MPI_SUCCESS;
 }
 
-/* The exchange of queued moves, installation, and agreement on errors. */
-static int finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
+int balance_finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
 {
     exchange_stats st;
     int err = exchange_run(e, local_error, &st);
@@ -138,9 +138,13 @@ static int finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
                                   e->comm);
     if (err == MPI_SUCCESS && e2 != MPI_SUCCESS)
         err = e2;
-    if (err == MPI_SUCCESS && all[0])
-        err = ravel_error_set(MPI_ERR_OTHER, "another rank failed "
-                              "moving tuples");
+    if (e2 == MPI_SUCCESS && all[0]) {
+        int own = e->echoed_error ? MPI_SUCCESS : err;
+        err = ravel_comm_first_error(e->comm, own);
+        if (err == MPI_SUCCESS)
+            err = ravel_error_set(MPI_ERR_OTHER, "another rank failed "
+                                  "moving tuples");
+    }
     *bytes += all[1];
     return err;
 }
@@ -174,7 +178,7 @@ int balance_fill_derived(ravel_engine *e, int local_error, int force,
         e->rels[i].populated = 1;
     if (local_error && err == MPI_SUCCESS)
         err = local_error;
-    return finish_moves(e, err, bytes);
+    return balance_finish_moves(e, err, bytes);
 }
 
 /* New sub-bucket counts from global bucket counts; returns whether any
@@ -255,7 +259,7 @@ int balance_check(ravel_engine *e, uint64_t *bytes)
         }
         for (size_t i = 0; i < e->nrels; i++)
             e->rels[i].populated = 1;
-        err = finish_moves(e, err, bytes);
+        err = balance_finish_moves(e, err, bytes);
     }
     free(local);
     free(old);

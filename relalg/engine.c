@@ -18,6 +18,7 @@ void ravel_engine_options_init(ravel_engine_options *o)
     o->balance_factor = 4.0;
     o->balance_min_tuples = 65536;
     o->pack_min_tuples = (uint64_t)1 << 20;
+    o->checkpoint_every = 600.0;
 }
 
 int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
@@ -39,6 +40,9 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
         return ravel_error_set(MPI_ERR_ARG,
                                "balance_factor = %g must be positive",
                                o->balance_factor);
+    if (!(o->checkpoint_every >= 0.0))
+        return ravel_error_set(MPI_ERR_ARG, "checkpoint_every = %g seconds "
+                               "must be at least 0", o->checkpoint_every);
     ravel_engine *e = calloc(1, sizeof *e);
     if (!e)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an "
@@ -74,8 +78,22 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
         e->opt.max_block_elements = safe;
     if (e->opt.max_block_elements < 3)
         e->opt.max_block_elements = 3;
+    uint64_t limit = o->max_memory;
+    if (limit == 0)
+        err = budget_default(e->comm, &limit);
+    budget_set_limit(limit == UINT64_MAX ? 0 : limit);
+    e->opt.max_memory = limit;
+    /* The caller's strings need not outlive create. */
+    e->opt.checkpoint_dir = e->opt.resume_dir = NULL;
+    if (err == MPI_SUCCESS && o->checkpoint_dir &&
+        !(e->checkpoint_dir = strdup(o->checkpoint_dir)))
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
+    if (err == MPI_SUCCESS && o->resume_dir &&
+        !(e->resume_dir = strdup(o->resume_dir)))
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
     e->opt.log_path = o->log_path;
-    err = log_open(e);
+    if (err == MPI_SUCCESS)
+        err = log_open(e);
     e->opt.log_path = NULL;
     e->opt.model_path = NULL;
     /* Every rank loads the model (a bad one is an error, never ignored). */
@@ -119,6 +137,18 @@ relation *relation_slot(ravel_engine *e)
     return r;
 }
 
+int relation_error(const relation *r, int err)
+{
+    if (err == MPI_SUCCESS)
+        return err;
+    const char *m = ravel_error_message();
+    if (strncmp(m, "relation ", 9) == 0)
+        return err; /* named already, by a deeper caller */
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", m);
+    return ravel_error_set(err, "relation %s: %s", r->name, copy);
+}
+
 static void relation_free(relation *r)
 {
     tuple_buf_free(&r->full);
@@ -153,6 +183,8 @@ void ravel_engine_free(ravel_engine *e)
         free(e->outbox);
     }
     free(e->records);
+    free(e->checkpoint_dir);
+    free(e->resume_dir);
     if (e->record_op != MPI_OP_NULL)
         MPI_Op_free(&e->record_op);
     if (e->log)
@@ -283,7 +315,9 @@ int ravel_insert(ravel_engine *e, ravel_rel r, const uint64_t *tuples,
     if (r < 0 || (size_t)r >= e->nrels || e->rels[r].kind != REL_DECLARED)
         return ravel_error_set(MPI_ERR_ARG, "insert into relation %d, "
                                "which is not a declared relation", r);
-    return tuple_buf_append(&e->rels[r].pending, e->rels[r].arity, tuples, n);
+    return relation_error(&e->rels[r],
+                          tuple_buf_append(&e->rels[r].pending,
+                                           e->rels[r].arity, tuples, n));
 }
 
 int ravel_relation_local(ravel_engine *e, ravel_rel r,
@@ -319,4 +353,9 @@ const ravel_iteration_record *ravel_engine_records(const ravel_engine *e,
 uint64_t ravel_engine_iterations(const ravel_engine *e)
 {
     return e->iterations;
+}
+
+uint64_t ravel_engine_productive_iterations(const ravel_engine *e)
+{
+    return e->productive;
 }

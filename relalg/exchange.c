@@ -17,10 +17,12 @@
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
+#include "ravel/log.h"
 #include "ravel/memory.h"
 #include "ravel/timer.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +132,7 @@ int emit_tuple(ravel_engine *e, int base, const uint64_t *t)
         }
         int err = emit_to_target(e, r->targets[i], u, 0);
         if (err != MPI_SUCCESS)
-            return err;
+            return relation_error(x, err);
     }
     return MPI_SUCCESS;
 }
@@ -172,9 +174,10 @@ static tuple_buf *slot_incoming(ravel_engine *e, size_t slot)
 
 static int deliver(ravel_engine *e, size_t slot, const uint64_t *t, size_t n)
 {
-    ravel_comm_charge_copy(n * e->rels[slot / 2].arity * sizeof *t);
-    return tuple_buf_append(slot_incoming(e, slot), e->rels[slot / 2].arity,
-                            t, n);
+    const relation *r = &e->rels[slot / 2];
+    ravel_comm_charge_copy(n * r->arity * sizeof *t);
+    return relation_error(r, tuple_buf_append(slot_incoming(e, slot),
+                                              r->arity, t, n));
 }
 
 /* Moves the tuples of *from into *into without copying the larger of the
@@ -254,9 +257,16 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
         }
     }
     if (err == MPI_SUCCESS && count[big] > 0) {
-        tuple_buf got = {*recv, count[big], count[big]};
+        /* The ledger knows recv by its allocation, rtot words and one. */
+        size_t words = 1;
+        for (int i = 0; i < e->size; i++)
+            words += rlen[i];
+        tuple_buf got = {*recv, count[big], count[big],
+                         words * sizeof **recv};
         *recv = NULL; /* got owns it now */
-        err = hand_over(slot_incoming(e, big), &got, e->rels[big / 2].arity);
+        err = relation_error(&e->rels[big / 2],
+                             hand_over(slot_incoming(e, big), &got,
+                                       e->rels[big / 2].arity));
     }
     free(count);
     return err;
@@ -271,7 +281,7 @@ static int deliver_self(ravel_engine *e)
             continue;
         int err = hand_over(slot_incoming(e, s), b, e->rels[s / 2].arity);
         if (err != MPI_SUCCESS)
-            return err;
+            return relation_error(&e->rels[s / 2], err);
     }
     return MPI_SUCCESS;
 }
@@ -400,10 +410,39 @@ static void call_stats_from_counts(const ravel_engine *e, const uint64_t *in,
     s->max_nonempty_recv = s->max_nonempty_send;
 }
 
+/* The exchange's send and receive arrays, through the memory budget. */
+static int staging_alloc(uint64_t **out, size_t bytes, const char *what)
+{
+    if (budget_check(0, bytes) != MPI_SUCCESS && strcmp(what, "send") == 0) {
+        char copy[1024];
+        snprintf(copy, sizeof copy, "%s", ravel_error_message());
+        return ravel_error_set(MPI_ERR_NO_MEM, "the exchange's send buffer "
+                               "(every tuple this rank sends): %s", copy);
+    }
+    *out = malloc(bytes);
+    if (!*out) {
+        char want[32];
+        ravel_format_bytes(want, sizeof want, bytes);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                               "exchange's %s buffer of %s", what, want);
+    }
+    budget_note(0, bytes);
+    return MPI_SUCCESS;
+}
+
+static void staging_free(uint64_t **p, size_t bytes)
+{
+    if (!*p)
+        return;
+    budget_note(bytes, 0);
+    free(*p);
+    *p = NULL;
+}
+
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
 {
     int P = e->size, err = MPI_SUCCESS;
-    uint64_t *meta = malloc((2 * META + 2) * (size_t)P * sizeof *meta);
+    uint64_t *meta = calloc((2 * META + 2) * (size_t)P, sizeof *meta);
     uint64_t *send = NULL, *recv = NULL;
     if (!meta) {
         /* Cannot even take part: MPI will not recover from a missing
@@ -419,6 +458,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     uint64_t local_max = 0, total = 0, nonempty = 0;
     memset(st, 0, sizeof *st);
     st->backend = -1;
+    e->echoed_error = 0;
     /* Duplicates are dropped before they travel: the receiver deduplicates
      * anyway, and a sorted block costs the same to sort again. */
     for (size_t s = 0; s < e->outbox_slots && !local_error; s++) {
@@ -436,12 +476,27 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
         total += w;
         nonempty += w > 0;
     }
+    /* The send array is taken and filled before the agreement: a rank
+     * without the memory for it says so there and every rank stops
+     * cleanly, and packing frees the outbox buffer by buffer, so the
+     * receive array taken next does not come on top of the outbox too. */
+    size_t send_bytes = (size_t)total * sizeof *send + 1;
+    if (!local_error)
+        local_error = staging_alloc(&send, send_bytes, "send");
+    uint64_t at = 0;
+    for (int i = 0; i < P && !local_error; i++) {
+        soff[i] = at;
+        at += out_meta[META * i + M_LEN];
+        if (i != e->rank)
+            pack_stream(e, i, send + soff[i]);
+    }
     for (int i = 0; i < P; i++) {
         out_meta[META * i + M_MAX] = local_max;
         out_meta[META * i + M_ERR] = (uint64_t)(local_error != 0);
         out_meta[META * i + M_TOTAL] = total;
         out_meta[META * i + M_NONEMPTY] = nonempty;
     }
+    test_kill_point("exchange");
     MPI_Request req;
     err = MPI_Ialltoall(out_meta, META, MPI_UINT64_T, in_meta, META,
                         MPI_UINT64_T, e->comm, &req);
@@ -455,6 +510,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
                                                  : gmax;
         gerr |= in_meta[META * i + M_ERR];
     }
+    e->echoed_error = gerr && !local_error;
     if (gerr) {
         err = local_error ? local_error
                           : ravel_error_set(MPI_ERR_OTHER, "another "
@@ -477,23 +533,23 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     slen = lens;
     rlen = lens + P;
     for (int i = 0; i < P; i++) {
-        soff[i] = i == 0 ? 0 : soff[i - 1] + slen[i - 1];
         roff[i] = rtot;
         rtot += rlen[i];
     }
     st->max_block_bytes = local_max * sizeof(uint64_t);
     st->total_bytes = total * sizeof(uint64_t);
+    size_t recv_bytes = (size_t)rtot * sizeof *recv + 1;
+    int recv_over = 0;
     if (gmax > 0) {
-        send = malloc(total * sizeof *send + 1);
-        recv = malloc(rtot * sizeof *recv + 1);
-        if (!send || !recv) {
-            /* The peers are already committed to the backend call; take
-             * part with nothing rather than hang them, then fail. */
+        /* The peers are committed to the backend call now: a rank that
+         * stopped here would hang them.  So the receive array is taken
+         * even beyond the memory limit, which the iteration then reports
+         * once the call is over; only a failed allocation ends the job. */
+        recv_over = budget_check(0, recv_bytes) != MPI_SUCCESS;
+        if (staging_alloc(&recv, recv_bytes, "receive") != MPI_SUCCESS) {
+            ravel_log(RAVEL_LOG_ERROR, "%s", ravel_error_message());
             MPI_Abort(e->comm, MPI_ERR_NO_MEM);
         }
-        for (int i = 0; i < P; i++)
-            if (i != e->rank)
-                pack_stream(e, i, send + soff[i]);
         uint64_t rounds = (gmax + e->opt.max_block_elements - 1) /
                           e->opt.max_block_elements;
         double t0 = ravel_now();
@@ -501,19 +557,30 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
                          e->opt.max_block_elements);
         st->backend_seconds = ravel_now() - t0;
         note_backend(e, rounds, st);
-        free(send);
-        send = NULL;
+        staging_free(&send, send_bytes);
         if (err == MPI_SUCCESS)
             err = unpack_streams(e, &recv, rlen, roff);
     }
     if (err == MPI_SUCCESS)
         err = deliver_self(e);
+    if (err == MPI_SUCCESS && recv_over) {
+        char want[32], cap[32];
+        ravel_format_bytes(want, sizeof want, recv_bytes);
+        ravel_format_bytes(cap, sizeof cap, budget_limit());
+        err = ravel_error_set(MPI_ERR_NO_MEM, "the exchange needed a "
+                              "receive buffer of %s (%llu bytes), beyond "
+                              "the memory limit of %s (raise --max-memory, "
+                              "or run on more ranks)", want,
+                              (unsigned long long)recv_bytes, cap);
+    }
     free(lens);
-    free(recv);
+    staging_free(&send, send_bytes);
+    staging_free(&recv, recv_bytes);
     free(meta);
     outbox_clear(e);
     return err;
 fn_fail:
+    staging_free(&send, send_bytes);
     free(meta);
     outbox_clear(e);
     return err;

@@ -13,6 +13,7 @@
 #include "ravel/error.h"
 #include "ravel/memory.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,17 +43,83 @@ static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
     return p;
 }
 
+unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
+                            const uint64_t *t, unsigned arity)
+{
+    unsigned c = 0;
+    while (c < arity && t[c] == prev[c])
+        c++;
+    if (c == arity)
+        c = 0; /* a repeat (or zeros first): an increase of 0 */
+    p = put_varint(p, c);
+    p = put_varint(p, t[c] - prev[c]);
+    for (unsigned j = c + 1; j < arity; j++)
+        p = put_varint(p, t[j]);
+    return p;
+}
+
+/* get_varint, refusing to read past end or beyond 10 bytes. */
+static const unsigned char *get_varint_bounded(const unsigned char *p,
+                                               const unsigned char *end,
+                                               uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; p < end && shift < 70; shift += 7) {
+        unsigned char b = *p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+const unsigned char *tuple_decode(const unsigned char *p,
+                                  const unsigned char *end, uint64_t *cur,
+                                  unsigned arity)
+{
+    uint64_t c, step;
+    if (!(p = get_varint_bounded(p, end, &c)) || c >= arity ||
+        !(p = get_varint_bounded(p, end, &step)))
+        return NULL;
+    cur[c] += step;
+    for (unsigned j = (unsigned)c + 1; j < arity && p; j++)
+        p = get_varint_bounded(p, end, &cur[j]);
+    return p;
+}
+
+/* Grows one of a packed set's arrays, through the memory budget. */
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
-    if (ravel_grow(data, cap, need, elem) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
-                               "units of %zu bytes of a packed relation",
-                               need, elem);
+    size_t old = *cap, grown = ravel_grown_capacity(old, need), bytes;
+    if (grown == old)
+        return MPI_SUCCESS;
+    if (ravel_mul_size(grown, elem, &bytes) != 0)
+        bytes = SIZE_MAX;
+    int err = budget_check(old * elem, bytes);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (ravel_grow(data, cap, need, elem) != 0) {
+        char want[32];
+        ravel_format_bytes(want, sizeof want, bytes);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %s of a "
+                               "packed relation", want);
+    }
+    budget_note(old * elem, *cap * elem);
     return MPI_SUCCESS;
+}
+
+/* Bytes the arrays of p take, as the memory budget knows them. */
+static size_t packed_bytes(const packed_tuples *p)
+{
+    return p->capbytes + p->capheads * sizeof *p->heads +
+           p->capoffsets * sizeof *p->offsets;
 }
 
 void packed_free(packed_tuples *p)
 {
+    budget_note(packed_bytes(p), 0);
     free(p->bytes);
     free(p->heads);
     free(p->offsets);
@@ -108,6 +175,7 @@ int packed_append(packed_writer *w, const uint64_t *t)
 /* Releases the spare capacity of a finished packed set. */
 static void packed_shrink(packed_tuples *p, unsigned arity)
 {
+    size_t before = packed_bytes(p);
     void *d;
     if (p->capbytes > p->nbytes && (d = realloc(p->bytes, p->nbytes + 1))) {
         p->bytes = d;
@@ -119,6 +187,7 @@ static void packed_shrink(packed_tuples *p, unsigned arity)
         p->heads = d;
         p->capheads = heads;
     }
+    budget_note(before, packed_bytes(p));
 }
 
 void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,

@@ -15,6 +15,29 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <xxhash.h>
+
+/* ---- the memory budget (memory_budget.c) -------------------------------- */
+
+/* The bytes tuple storage may hold on this rank; 0 = no limit. */
+void budget_set_limit(uint64_t bytes);
+/* The default limit: 3/4 of the memory available now, shared among the
+ * ranks of comm on this node (0 when the kernel does not say).  Collective
+ * on comm. */
+int budget_default(MPI_Comm comm, uint64_t *bytes);
+uint64_t budget_limit(void);
+/* Bytes held now, and the most held so far. */
+uint64_t budget_held(void);
+uint64_t budget_peak(void);
+/* MPI_SUCCESS when a buffer may grow from old_bytes to new_bytes within the
+ * limit; else MPI_ERR_NO_MEM with a message saying how much it needed. */
+int budget_check(size_t old_bytes, size_t new_bytes);
+/* Records that a buffer went from old_bytes to new_bytes (0: freed). */
+void budget_note(size_t old_bytes, size_t new_bytes);
+/* Starts a window (an iteration); whether the most held in it came within
+ * a quarter of the limit. */
+void budget_window_start(void);
+int budget_window_near_limit(void);
 
 /* ---- flat tuple arrays (tuple_ops.c) ------------------------------------ */
 
@@ -22,6 +45,7 @@ typedef struct {
     uint64_t *data; /* n * arity words */
     size_t n;       /* tuples */
     size_t cap;     /* tuples allocated */
+    size_t bytes;   /* bytes allocated, as the memory budget knows them */
 } tuple_buf;
 
 int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more);
@@ -115,6 +139,23 @@ int packed_merge(packed_tuples *out, const packed_tuples *base,
 int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,
                   size_t extra);
 
+/* Bytes one tuple may take encoded: the column index, the increase and
+ * arity - 1 columns, each a varint of at most 10 bytes. */
+#define TUPLE_MAX_BYTES(arity) (10 * ((size_t)(arity) + 1))
+
+/* Writes t encoded against prev (the tuple before it, or zeros) at p and
+ * returns the end: the first column c where they differ, t[c] - prev[c]
+ * and the columns after c, as LEB128 varints.  Compact when t follows prev
+ * in sorted order; correct in any order. */
+unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
+                            const uint64_t *t, unsigned arity);
+/* Decodes one tuple of [p, end) onto cur (which holds the tuple before
+ * it); returns the end of what it read, or NULL when the bytes run out or
+ * name a column beyond arity. */
+const unsigned char *tuple_decode(const unsigned char *p,
+                                  const unsigned char *end, uint64_t *cur,
+                                  unsigned arity);
+
 /* ---- relations ----------------------------------------------------------- */
 
 typedef enum { REL_DECLARED, REL_INDEX, REL_REPLICA } rel_kind;
@@ -202,6 +243,7 @@ struct ravel_engine {
     ravel_iteration_record *records;
     size_t nrecords, caprecords;
     uint64_t iterations;
+    uint64_t productive;          /* iterations that found new tuples */
     ravel_iteration_hook hook;
     void *hook_arg;
     FILE *log;
@@ -211,6 +253,16 @@ struct ravel_engine {
      * rank; in_delta is used by moves only */
     tuple_buf *outbox;
     size_t outbox_slots;
+    int echoed_error;             /* the exchange failed only because
+                                     another rank did (its error is that
+                                     rank's to tell) */
+    char *checkpoint_dir;         /* snapshots go here; NULL: none */
+    char *resume_dir;             /* resume from here; NULL: start afresh */
+    uint32_t snapshot_seq;        /* number of the last snapshot written */
+    uint32_t snapshot_at[2];      /* its stratum and iteration (0: none
+                                     written by this run) */
+    int snapshot_written;         /* by this run */
+    double last_snapshot;         /* when (ravel_now), or the run began */
 };
 
 /* The outbox buffer of slot (2 * target + in_delta) for `rank`. */
@@ -234,6 +286,10 @@ static inline tuple_buf *outbox_slot(const ravel_engine *e, int target,
  * when it is full; the caller fills it and then counts it (e->nrels++).
  * NULL, with the message set, when memory runs out. */
 relation *relation_slot(ravel_engine *e);
+
+/* Returns err; when it is an error, first puts "relation NAME: " before the
+ * message (once), so that a failure deep in storage says whose it was. */
+int relation_error(const relation *r, int err);
 
 /* ---- placement (placement.c) -------------------------------------------- */
 
@@ -309,6 +365,89 @@ void balance_activate_replicas(ravel_engine *e);
  * `force`, then installation.  Collective. */
 int balance_fill_derived(ravel_engine *e, int local_error, int force,
                          uint64_t *moved_bytes);
+
+/* The exchange of queued moves, their installation (delta membership
+ * kept) and the agreement on errors; adds the bytes moved to *bytes.
+ * Collective. */
+int balance_finish_moves(ravel_engine *e, int local_error, uint64_t *bytes);
+
+/* ---- snapshots (program_hash.c, snapshot_file.c, snapshot.c) ------------ */
+
+#define SNAPSHOT_FORMAT 1u
+
+/* A hash of every declaration: relations, strata, rules. */
+uint64_t program_hash(const ravel_engine *e);
+
+typedef struct {
+    uint64_t program;
+    uint32_t rank, ranks, stratum, iteration, nrels;
+} snapshot_header;
+
+/* What a snapshot file's writer and reader share: the file, its path for
+ * messages, the running checksum, the bytes so far and a chunk buffer. */
+typedef struct {
+    FILE *f;
+    char path[4096];
+    XXH3_state_t *hash;
+    uint64_t bytes;
+    unsigned char *chunk;
+} snapshot_stream;
+
+typedef struct {
+    snapshot_stream io;
+    int failed;
+    unsigned arity;
+    unsigned chunk_kind;          /* 0: full only, 1: in delta too */
+    size_t chunk_used;
+    uint64_t chunk_tuples;
+    uint64_t prev[RAVEL_MAX_ARITY];
+} snapshot_sink;
+
+int snapshot_sink_open(snapshot_sink *s, const char *path,
+                       const snapshot_header *h);
+int snapshot_sink_relation(snapshot_sink *s, uint32_t index, unsigned arity);
+int snapshot_sink_tuple(snapshot_sink *s, const uint64_t *t, int in_delta);
+int snapshot_sink_end_relation(snapshot_sink *s);
+/* Flushes and syncs the file; its size and checksum. */
+int snapshot_sink_close(snapshot_sink *s, uint64_t *bytes, uint64_t *hash);
+void snapshot_sink_abandon(snapshot_sink *s);
+
+typedef struct {
+    snapshot_stream io;
+    unsigned arity;
+    unsigned chunk_kind;
+    const unsigned char *pos, *end;
+    uint64_t chunk_left;          /* tuples */
+    uint64_t cur[RAVEL_MAX_ARITY];
+} snapshot_source;
+
+int snapshot_source_open(snapshot_source *s, const char *path,
+                         snapshot_header *h);
+int snapshot_source_relation(snapshot_source *s, uint32_t *index,
+                             unsigned *arity);
+/* 1 with the next tuple of the relation, 0 at its end, -1 (message set)
+ * when the file is short or corrupt. */
+int snapshot_source_tuple(snapshot_source *s, uint64_t *t, int *in_delta);
+/* Checks that the file ended and matches the manifest's size and hash. */
+int snapshot_source_finish(snapshot_source *s, uint64_t bytes,
+                           uint64_t hash);
+void snapshot_source_close(snapshot_source *s);
+
+/* Snapshots of a run (snapshot.c), all collective.  snapshot_start reads
+ * the checkpoint folder (the next snapshot's number); snapshot_write saves
+ * every declared relation's full and delta as they stand after `iteration`
+ * of `stratum` (0: before the stratum starts), then removes the older
+ * snapshots; snapshot_resume loads the newest complete snapshot of
+ * resume_dir, re-placing its tuples on this run's ranks, and says where to
+ * continue. */
+int snapshot_start(ravel_engine *e);
+int snapshot_write(ravel_engine *e, uint32_t stratum, uint32_t iteration);
+int snapshot_resume(ravel_engine *e, uint32_t *stratum, uint32_t *iteration);
+
+/* For tests of kill -9 and resume: when RAVEL_TEST_KILL is "WHERE:N", the
+ * N-th pass of this process through point WHERE ("exchange", "snapshot")
+ * kills it with SIGKILL, as a node failure would. */
+void test_kill_point(const char *where);
 
 /* ---- records (iteration_log.c) ------------------------------------------ */
 

@@ -11,13 +11,15 @@
 #include "ravel/error.h"
 #include "ravel/timer.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Fields of the iteration's allreduce: the first MAX_FIELDS take the maximum
  * (times as the bits of non-negative doubles, which order like integers),
  * the rest are summed. */
 enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, F_BACKEND, F_PREDICTED,
-       F_BACKEND_TIME, MAX_FIELDS,
+       F_BACKEND_TIME, F_SNAPSHOT_DUE, MAX_FIELDS,
        F_BYTES = MAX_FIELDS, F_NEW, F_TOTAL, NFIELDS };
 
 static void record_reduce(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -88,6 +90,15 @@ static int prepare_reads(ravel_engine *e, const stratum *s)
     return err;
 }
 
+/* err, its message prefixed with where in the run it happened. */
+static int iteration_error(uint32_t stratum, uint32_t it, int err)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", ravel_error_message());
+    return ravel_error_set(err, "stratum %u iteration %u: %s", stratum, it,
+                           copy);
+}
+
 /* One iteration's local work and exchange; fills the local record fields.
  * With local_error set, it only takes part in the exchange, which tells
  * every rank. */
@@ -95,6 +106,7 @@ static int iterate(ravel_engine *e, const stratum *s, int local_error,
                    uint64_t *f)
 {
     double t0 = ravel_now();
+    budget_window_start();
     int err = local_error != MPI_SUCCESS ? local_error : rules_evaluate(e, s);
     /* The deltas are consumed: promotion replaces them.  Freed now, they
      * are not held together with the exchange's buffers and the sort. */
@@ -126,12 +138,23 @@ static int iterate(ravel_engine *e, const stratum *s, int local_error,
     f[F_BYTES] = st.total_bytes;
     f[F_NEW] = fresh;
     f[F_TOTAL] = total;
+    /* Any rank may call for a snapshot, the maximum decides: when its
+     * clock says so, or when this iteration came within a quarter of its
+     * memory limit, so that if the next one does not fit, the snapshot
+     * the stop names is this iteration's, not one from minutes ago. */
+    f[F_SNAPSHOT_DUE] = e->checkpoint_dir &&
+                        (ravel_now() - e->last_snapshot >=
+                             e->opt.checkpoint_every ||
+                         budget_window_near_limit());
     return err;
 }
 
-static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
+/* Runs stratum s from its start (done = 0) or, resumed from a snapshot,
+ * after its iteration `done`, with the deltas the snapshot held. */
+static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
+                       uint32_t done)
 {
-    for (size_t i = 0; i < e->nrels; i++) {
+    for (size_t i = 0; i < e->nrels && done == 0; i++) {
         tuple_buf_free(&e->rels[i].delta);
         e->rels[i].delta_is_full = 1;
     }
@@ -139,17 +162,23 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
     int err = balance_fill_derived(e, 0, 0, &moved);
     rules_bind_sources(e, s);
     int unpacked = prepare_reads(e, s);
-    for (uint32_t it = 1; err == MPI_SUCCESS; it++) {
+    for (uint32_t it = done + 1; err == MPI_SUCCESS; it++) {
         uint64_t mine[NFIELDS], all[NFIELDS];
+        e->echoed_error = 0;
         int local = iterate(e, s, unpacked, mine);
         err = ravel_comm_allreduce(mine, all, NFIELDS, MPI_UINT64_T,
                                    e->record_op, e->comm);
-        if (err == MPI_SUCCESS && all[F_ERROR])
-            err = local != MPI_SUCCESS
-                      ? local
-                      : ravel_error_set(MPI_ERR_OTHER, "another rank "
-                                        "failed in stratum %u iteration %u",
-                                        index, it);
+        if (err == MPI_SUCCESS && all[F_ERROR]) {
+            /* Every rank reports the first failing rank's own error. */
+            int own = e->echoed_error ? MPI_SUCCESS : local;
+            if (own != MPI_SUCCESS)
+                own = iteration_error(index, it, own);
+            err = ravel_comm_first_error(e->comm, own);
+            if (err == MPI_SUCCESS)
+                err = ravel_error_set(MPI_ERR_OTHER, "another rank failed "
+                                      "in stratum %u iteration %u", index,
+                                      it);
+        }
         if (err != MPI_SUCCESS)
             break;
         ravel_iteration_record rec = {0};
@@ -170,6 +199,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
         rec.new_tuples = all[F_NEW];
         rec.total_tuples = all[F_TOTAL];
         e->iterations++;
+        e->productive += all[F_NEW] > 0;
         int lerr = log_record(e, &rec);
         if (err == MPI_SUCCESS)
             err = lerr;
@@ -177,24 +207,51 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index)
             e->hook(&rec, e->hook_arg);
         if (all[F_NEW] == 0)
             break;
+        if (err == MPI_SUCCESS && all[F_SNAPSHOT_DUE])
+            err = snapshot_write(e, index, it);
     }
     for (size_t i = 0; i < e->nrels; i++)
         tuple_buf_free(&e->rels[i].delta);
     return err;
 }
 
+/* A run that stops after a snapshot was written says where to resume. */
+static int mention_snapshot(const ravel_engine *e, int err)
+{
+    if (err == MPI_SUCCESS || !e->checkpoint_dir || !e->snapshot_written)
+        return err;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", ravel_error_message());
+    return ravel_error_set(err, "%s (%s/snapshot-%06u, taken after stratum "
+                           "%u iteration %u, resumes the run: --resume=%s)",
+                           copy, e->checkpoint_dir, e->snapshot_seq,
+                           e->snapshot_at[0], e->snapshot_at[1],
+                           e->checkpoint_dir);
+}
+
 int ravel_run(ravel_engine *e)
 {
     int err = MPI_SUCCESS;
+    uint32_t from = 0, done = 0; /* resumed: stratum, iterations done */
     if (e->record_op == MPI_OP_NULL)
         err = MPI_Op_create(record_reduce, 1, &e->record_op);
     if (err == MPI_SUCCESS)
+        err = snapshot_start(e);
+    if (err == MPI_SUCCESS && e->resume_dir) {
+        err = snapshot_resume(e, &from, &done);
+        free(e->resume_dir); /* once: a later run continues from here */
+        e->resume_dir = NULL;
+    } else if (err == MPI_SUCCESS) {
         err = ravel_flush(e);
+    }
     for (size_t i = 0; i < e->nstrata && err == MPI_SUCCESS; i++) {
         if (e->strata[i].done)
             continue;
-        err = run_stratum(e, &e->strata[i], (uint32_t)i);
+        err = run_stratum(e, &e->strata[i], (uint32_t)i,
+                          i == from ? done : 0);
         e->strata[i].done = 1;
+        if (err == MPI_SUCCESS && e->checkpoint_dir)
+            err = snapshot_write(e, (uint32_t)i + 1, 0);
     }
-    return err;
+    return mention_snapshot(e, err);
 }

@@ -46,7 +46,7 @@ size_t storage_difference(const relation *r, uint64_t *t, size_t n)
     return packed_difference(t, n, &r->packed, r->arity);
 }
 
-int storage_unpack(relation *r)
+static int unpack(relation *r)
 {
     if (r->packed.n == 0)
         return MPI_SUCCESS;
@@ -96,7 +96,7 @@ static void reduce_to_new(relation *r, tuple_buf *b)
     tuple_buf_shrink(b, r->arity);
 }
 
-int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
+static int promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 {
     reduce_to_new(r, &r->incoming);
     tuple_buf_free(&r->delta);
@@ -114,7 +114,7 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
     return MPI_SUCCESS;
 }
 
-int storage_install(ravel_engine *e, relation *r, int to_delta)
+static int install(ravel_engine *e, relation *r, int to_delta)
 {
     tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
     /* Moves are rare: they merge into a flat full. */
@@ -132,4 +132,20 @@ int storage_install(ravel_engine *e, relation *r, int to_delta)
         storage_count_buckets(e, r, b->data, b->n, 1);
     tuple_buf_free(b);
     return err;
+}
+
+/* The entry points say which relation failed. */
+int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
+{
+    return relation_error(r, promote(e, r, new_tuples));
+}
+
+int storage_install(ravel_engine *e, relation *r, int to_delta)
+{
+    return relation_error(r, install(e, r, to_delta));
+}
+
+int storage_unpack(relation *r)
+{
+    return relation_error(r, unpack(r));
 }

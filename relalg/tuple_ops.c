@@ -11,18 +11,26 @@
 
 static int grow_to(tuple_buf *b, unsigned arity, size_t cap)
 {
-    size_t bytes;
-    if (ravel_mul_size(cap, (size_t)arity * sizeof(uint64_t), &bytes) != 0)
+    size_t bytes, tuple = (size_t)arity * sizeof(uint64_t);
+    if (ravel_mul_size(cap, tuple, &bytes) != 0)
         return ravel_error_set(MPI_ERR_NO_MEM,
                                "%zu tuples of arity %u overflow size_t",
                                cap, arity);
+    size_t old = b->bytes;
+    int err = budget_check(old, bytes);
+    if (err != MPI_SUCCESS)
+        return err;
     uint64_t *d = realloc(b->data, bytes ? bytes : 1);
-    if (!d)
-        return ravel_error_set(MPI_ERR_NO_MEM,
-                               "out of memory for %zu bytes of tuples",
-                               bytes);
+    if (!d) {
+        char want[32];
+        ravel_format_bytes(want, sizeof want, bytes);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %s of "
+                               "tuples (%zu of arity %u)", want, cap, arity);
+    }
+    budget_note(old, bytes);
     b->data = d;
     b->cap = cap;
+    b->bytes = bytes;
     return MPI_SUCCESS;
 }
 
@@ -57,9 +65,10 @@ int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
 
 void tuple_buf_free(tuple_buf *b)
 {
+    budget_note(b->bytes, 0);
     free(b->data);
     b->data = NULL;
-    b->n = b->cap = 0;
+    b->n = b->cap = b->bytes = 0;
 }
 
 void tuple_buf_shrink(tuple_buf *b, unsigned arity)

@@ -5,6 +5,7 @@
  * Every rank reads (or generates) the whole program: programs are small next
  * to their analysis, and identical parsing on every rank gives every rank the
  * same ids and the same errors, which rank 0 reports once. */
+#include "engine_cli.h"
 #include "kcfa_analysis.h"
 #include "kcfa_emit.h"
 #include "kcfa_facts.h"
@@ -26,11 +27,11 @@
 #include <sys/stat.h>
 
 typedef struct {
+    engine_cli engine;
     int k;
     uint64_t generate;
-    const char *comm, *log, *output;
-    int emit, json, quiet, no_balance, help;
-    const char *model;
+    const char *output;
+    int emit, json, help;
 } kcfa_options;
 
 static const char usage[] =
@@ -58,6 +59,8 @@ static void print_summary(const kcfa_options *o, const char *source,
     }
     for (int i = 0; i < KCFA_OUTPUTS; i++)
         facts += sizes[i];
+    /* A resumed run's records start at its snapshot; the count does not. */
+    uint64_t iterations = ravel_engine_iterations(e);
     uint64_t peak = ravel_peak_rss_bytes(), peak_max = 0;
     ravel_comm_allreduce(&peak, &peak_max, 1, MPI_UINT64_T, MPI_MAX,
                          MPI_COMM_WORLD);
@@ -69,25 +72,27 @@ static void print_summary(const kcfa_options *o, const char *source,
         printf("{\"program\": ");
         ravel_json_string(stdout, source);
         printf(", \"k\": %u, \"ranks\": %d, \"comm\": ", a->k, P);
-        ravel_json_string(stdout, o->comm);
+        ravel_json_string(stdout, o->engine.comm);
         for (int i = 0; i < KCFA_OUTPUTS; i++)
             printf(", \"%s\": %" PRIu64, kcfa_output_names[i], sizes[i]);
-        printf(", \"facts\": %" PRIu64 ", \"iterations\": %zu, \"seconds\": "
+        printf(", \"facts\": %" PRIu64 ", \"iterations\": %" PRIu64
+               ", \"seconds\": "
                "%.6f, \"comm_seconds\": %.6f, \"compute_seconds\": %.6f, "
                "\"peak_rss_bytes_max\": %" PRIu64 "}\n",
-               facts, nrec, seconds, comm, compute, peak_max);
+               facts, iterations, seconds, comm, compute, peak_max);
         return;
     }
     printf("program          %s\nk                %u\n", source, a->k);
     for (int i = 0; i < KCFA_OUTPUTS; i++)
         printf("%-16s %" PRIu64 "\n", kcfa_output_names[i], sizes[i]);
     printf("facts            %" PRIu64 " (the six relations)\n"
-           "iterations       %zu\n"
+           "iterations       %" PRIu64 "\n"
            "total time       %.3f s\nexchange time    %.3f s\n"
            "compute time     %.3f s\npeak memory      %.1f MiB per rank "
            "(max)\ncomm backend     %s on %d ranks\n",
-           facts, nrec, seconds, comm, compute, (double)peak_max / 1048576.0,
-           o->comm, P);
+           facts, iterations, seconds, comm, compute,
+           (double)peak_max / 1048576.0,
+           o->engine.comm, P);
 }
 
 static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
@@ -100,11 +105,7 @@ static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
     double start = ravel_now();
     ravel_engine_options eo;
     ravel_engine_options_init(&eo);
-    eo.comm_backend = o->comm;
-    eo.model_path = o->model;
-    eo.log_path = o->log;
-    eo.quiet = o->quiet;
-    eo.load_balance = !o->no_balance;
+    engine_cli_apply(&o->engine, &eo);
     ravel_engine *e = NULL;
     kcfa_analysis a;
     uint64_t sizes[KCFA_OUTPUTS] = {0};
@@ -158,32 +159,24 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     ravel_log_set_program("ravel-kcfa");
-    kcfa_options o = {0, 0, "vendor", NULL, NULL, 0, 0, 0, 0, 0, NULL};
-    const ravel_option options[] = {
+    kcfa_options o = {0};
+    engine_cli_init(&o.engine);
+    ravel_option options[32];
+    size_t noptions = engine_cli_options(
+        &o.engine, "write the engine's per-iteration log", options);
+    const ravel_option own[] = {
         {"k", RAVEL_OPT_INT, &o.k, "K", "context length (call sites), >= 1"},
         {"generate", RAVEL_OPT_U64, &o.generate, "N",
          "analyse the generated worst-case program of size N >= 1"},
         {"emit", RAVEL_OPT_FLAG, &o.emit, NULL,
          "print the program (re-parseable) instead of analysing it"},
-        {"comm", RAVEL_OPT_STRING, &o.comm, "NAME",
-         "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck, or auto: the one the cost model "
-         "predicts fastest, per iteration); default vendor"},
-        {"model", RAVEL_OPT_STRING, &o.model, "FILE",
-         "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
-         "else built-in)"},
-        {"log", RAVEL_OPT_STRING, &o.log, "FILE.csv",
-         "write the engine's per-iteration log"},
         {"output", RAVEL_OPT_STRING, &o.output, "DIR",
          "write every derived relation as DIR/NAME.tsv"},
         {"json", RAVEL_OPT_FLAG, &o.json, NULL, "print the summary as JSON"},
-        {"quiet", RAVEL_OPT_FLAG, &o.quiet, NULL,
-         "no per-iteration progress lines on stderr"},
-        {"no-balance", RAVEL_OPT_FLAG, &o.no_balance, NULL,
-         "turn off the engine's spatial load balancing"},
         {"help", RAVEL_OPT_FLAG, &o.help, NULL, "print this help and exit"},
     };
-    const size_t noptions = sizeof options / sizeof options[0];
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        options[noptions++] = own[i];
     char err[512];
     int npos = 0, status = 0;
     if (ravel_options_parse(argc, argv, options, noptions, &npos, err,
@@ -199,9 +192,8 @@ int main(int argc, char **argv)
     else if (!o.emit && (o.k < 1 || o.k > KCFA_MAX_K))
         status = ravel_report(2, "--k=%d: expected a context length 1..%d",
                       o.k, KCFA_MAX_K);
-    else if (!ravel_alltoallv_lookup(o.comm))
-        status = ravel_report(2, "--comm=%s is not a backend (see --help)",
-                      o.comm);
+    else if ((status = engine_cli_check(&o.engine)) != 0)
+        ;
     else
         status = run(&o, npos ? argv[1] : NULL, rank, P);
     MPI_Finalize();

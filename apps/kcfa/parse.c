@@ -17,6 +17,7 @@
 #include "kcfa_lexer.h"
 #include "kcfa_name_table.h"
 #include "ravel/error.h"
+#include "ravel/file_open.h"
 #include "ravel/memory.h"
 
 typedef enum { FORM_PROGRAM, FORM_APP, FORM_LAM, FORM_REF, FORM_UNKNOWN } form;
@@ -402,10 +403,9 @@ int ravel_kcfa_parse_text(const char *text, size_t len, const char *file,
 /* Reads the whole file into a malloc'd buffer. */
 static int read_whole_file(const char *path, char **text, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = ravel_fopen_regular(path, ""); /* a FIFO would block */
     if (!f)
-        return ravel_error_set(MPI_ERR_FILE, "%s: cannot open: %s", path,
-                               strerror(errno));
+        return MPI_ERR_FILE; /* the message names the path and why */
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     int rc = MPI_SUCCESS;

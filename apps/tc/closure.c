@@ -35,12 +35,12 @@ static void sum_records(tc_closure *c)
 {
     size_t n = 0;
     const ravel_iteration_record *r = ravel_engine_records(c->engine, &n);
-    c->iterations = n;
+    /* A resumed run's records start at its snapshot; the counts do not. */
+    c->iterations = ravel_engine_iterations(c->engine);
+    c->productive_iterations = ravel_engine_productive_iterations(c->engine);
     for (size_t i = 0; i < n; i++) {
         c->comm_seconds += r[i].comm_seconds;
         c->compute_seconds += r[i].compute_seconds;
-        if (r[i].new_tuples > 0)
-            c->productive_iterations++;
     }
 }
 

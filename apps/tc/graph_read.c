@@ -15,6 +15,7 @@
 
 #include "ravel/comm.h"
 #include "ravel/error.h"
+#include "ravel/file_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,17 +62,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* What a file that is not a regular one is, for the message refusing it. */
-static const char *file_kind(mode_t mode)
-{
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-           : S_ISSOCK(mode) ? "a socket"
-                            : "not a regular file";
-}
-
 static int open_file(read_state *st)
 {
     /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for
@@ -90,7 +80,7 @@ static int open_file(read_state *st)
     if (!S_ISREG(sb.st_mode))
         return ravel_tc_input_error_at(&st->err, MPI_ERR_FILE, 0,
                                        "expected a regular file, found %s",
-                                       file_kind(sb.st_mode));
+                                       ravel_file_kind(sb.st_mode));
     st->file_size = (uint64_t)sb.st_size;
     unsigned char magic[2] = {0, 0};
     ssize_t got = pread(st->fd, magic, 2, 0);

@@ -6,6 +6,7 @@
  * it ravel-tc runs on its embedded default graph (default_graph.h).  Every
  * error is reported once, by rank 0, and every rank exits non-zero. */
 #include "closure.h"
+#include "engine_cli.h"
 #include "default_graph.h"
 #include "graph_input.h"
 #include "summary.h"
@@ -22,15 +23,13 @@
 #include <string.h>
 
 typedef struct {
-    const char *comm;
-    const char *log;
+    engine_cli engine;
     const char *output;
     const char *output_mode;
     const char *symmetric;
     const char *indices;
     int height;
-    int json, quiet, no_balance, help;
-    const char *model;
+    int json, help;
 } tc_options;
 
 static const char usage[] = "mpiexec -n P ravel-tc [options] [GRAPH]";
@@ -49,12 +48,9 @@ static const char description[] =
 static int check_options(const tc_options *o, ravel_tc_read_options *read,
                          tc_write_mode *mode)
 {
-    if (!ravel_alltoallv_lookup(o->comm)) {
-        char names[256];
-        ravel_alltoallv_names(names, sizeof names, ", ");
-        return ravel_report(2, "--comm=%s is not a backend (one of: %s)",
-                    o->comm, names);
-    }
+    int status = engine_cli_check(&o->engine);
+    if (status)
+        return status;
     if (ravel_tc_parse_symmetric_mode(o->symmetric, &read->symmetric))
         return ravel_report(2, "--symmetric=%s: expected 'stored' or 'both'",
                     o->symmetric);
@@ -95,11 +91,7 @@ static int run(const tc_options *o, const char *graph_path,
 
     ravel_engine_options eo;
     ravel_engine_options_init(&eo);
-    eo.comm_backend = o->comm;
-    eo.model_path = o->model;
-    eo.log_path = o->log;
-    eo.quiet = o->quiet;
-    eo.load_balance = !o->no_balance;
+    engine_cli_apply(&o->engine, &eo);
     tc_closure closure;
     err = tc_closure_compute(&graph, &eo, MPI_COMM_WORLD, &closure);
     if (err != MPI_SUCCESS) {
@@ -129,7 +121,8 @@ static int run(const tc_options *o, const char *graph_path,
             err = tc_write_closure(o->output, mode, pairs, n, offset,
                                    MPI_COMM_WORLD);
     }
-    tc_summary summary = {graph_path ? graph_path : default_name, o->comm, P,
+    tc_summary summary = {graph_path ? graph_path : default_name,
+                          o->engine.comm, P,
                           &graph, &closure, read_seconds};
     if (err == MPI_SUCCESS)
         tc_summary_print(&summary, o->json, stdout, MPI_COMM_WORLD);
@@ -147,18 +140,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     ravel_log_set_program("ravel-tc");
-    tc_options o = {"vendor", NULL, NULL, "parallel", "stored", "strict",
-                    (int)RAVEL_TC_DEFAULT_HEIGHT, 0, 0, 0, 0, NULL};
-    const ravel_option options[] = {
-        {"comm", RAVEL_OPT_STRING, &o.comm, "NAME",
-         "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck, or auto: the one the cost model "
-         "predicts fastest, per iteration); default vendor"},
-        {"model", RAVEL_OPT_STRING, &o.model, "FILE",
-         "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
-         "else built-in)"},
-        {"log", RAVEL_OPT_STRING, &o.log, "FILE.csv",
-         "write the per-iteration log (N, bytes, comm and compute time)"},
+    tc_options o = {0};
+    engine_cli_init(&o.engine);
+    o.output_mode = "parallel";
+    o.symmetric = "stored";
+    o.indices = "strict";
+    o.height = (int)RAVEL_TC_DEFAULT_HEIGHT;
+    ravel_option options[32];
+    size_t noptions = engine_cli_options(
+        &o.engine, "write the per-iteration log (N, bytes, comm and compute "
+        "time)", options);
+    const ravel_option own[] = {
         {"output", RAVEL_OPT_STRING, &o.output, "FILE",
          "write the closure as a tab-separated edge list"},
         {"output-mode", RAVEL_OPT_STRING, &o.output_mode, "MODE",
@@ -174,13 +166,10 @@ int main(int argc, char **argv)
          "height of the default binary tree (1..40; default 19)"},
         {"json", RAVEL_OPT_FLAG, &o.json, NULL,
          "print the summary as one JSON object"},
-        {"quiet", RAVEL_OPT_FLAG, &o.quiet, NULL,
-         "no per-iteration progress lines on stderr"},
-        {"no-balance", RAVEL_OPT_FLAG, &o.no_balance, NULL,
-         "turn off the engine's spatial load balancing"},
         {"help", RAVEL_OPT_FLAG, &o.help, NULL, "print this help and exit"},
     };
-    const size_t noptions = sizeof options / sizeof options[0];
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        options[noptions++] = own[i];
     char err[512];
     int npos = 0, status = 0;
     if (ravel_options_parse(argc, argv, options, noptions, &npos, err,

@@ -1,6 +1,8 @@
 /* The block-size distributions of ravel-a2a (see a2a_dist.h). */
 #include "a2a_dist.h"
 
+#include <ravel/error.h>
+#include <ravel/file_open.h>
 #include <ravel/options.h>
 
 #include <errno.h>
@@ -198,10 +200,9 @@ int a2a_dist_load(a2a_dist *dist, int P, char *err, size_t errlen)
     int rows = 0, status = -1;
     char *line = NULL;
     size_t linecap = 0;
-    FILE *f = fopen(dist->path, "r");
+    FILE *f = ravel_fopen_regular(dist->path, "--dist=file:");
     if (!f) {
-        snprintf(err, errlen, "--dist=file:%s: cannot open: %s", dist->path,
-                 strerror(errno));
+        snprintf(err, errlen, "%s", ravel_error_message());
         return -1;
     }
     dist->matrix = malloc(cells * sizeof *dist->matrix);

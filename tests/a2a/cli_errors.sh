@@ -18,6 +18,11 @@ expect 1 "--comm=vendor,: backend name 2 is empty" ravel-a2a -- \
 expect 1 "--comm=: backend name 1 is empty" ravel-a2a -- "${run[@]}" --comm=
 # A directory is named as such, not read as a matrix of 0 rows.
 mkdir "$scratch/counts"
-expect 1 "--dist=file:$scratch/counts: cannot read: Is a directory" \
+expect 1 "--dist=file:$scratch/counts: expected a regular file, found a directory" \
   ravel-a2a -- "${run[@]}" --dist=file:"$scratch/counts"
+# A FIFO once blocked every rank in open(), waiting for a writer, for ever;
+# timeout only turns such a hang into a failure.
+mkfifo "$scratch/counts.fifo"
+expect 1 "--dist=file:$scratch/counts.fifo: expected a regular file, found a FIFO" \
+  ravel-a2a -- timeout 120 "${run[@]}" --dist=file:"$scratch/counts.fifo"
 echo "ravel-a2a errors: every case gave one message and exit status 1"

@@ -170,3 +170,62 @@ TEST(Grow, GrowsGeometricallyKeepsContentsAndRefusesOverflow)
 }
 
 } // namespace
+
+TEST(Options, ReadsSizesWithBinaryUnitsAndRefusesTheRest)
+{
+    uint64_t v = 0;
+    EXPECT_EQ(ravel_parse_bytes("0", &v), 0);
+    EXPECT_EQ(v, 0u);
+    EXPECT_EQ(ravel_parse_bytes("4096", &v), 0);
+    EXPECT_EQ(v, 4096u);
+    EXPECT_EQ(ravel_parse_bytes("4096B", &v), 0);
+    EXPECT_EQ(v, 4096u);
+    EXPECT_EQ(ravel_parse_bytes("3k", &v), 0);
+    EXPECT_EQ(v, 3u * 1024);
+    EXPECT_EQ(ravel_parse_bytes("512M", &v), 0);
+    EXPECT_EQ(v, 512ull << 20);
+    EXPECT_EQ(ravel_parse_bytes("2GiB", &v), 0);
+    EXPECT_EQ(v, 2ull << 30);
+    EXPECT_EQ(ravel_parse_bytes("7TB", &v), 0);
+    EXPECT_EQ(v, 7ull << 40);
+    // 2^24 T is 2^64 bytes: one past the largest.
+    EXPECT_EQ(ravel_parse_bytes("16777215T", &v), 0);
+    EXPECT_EQ(v, 16777215ull << 40);
+    v = 99;
+    for (const char *bad : {"", "G", "-1", " 1G", "1.5G", "1 G", "1Gb", "1GiBs",
+                            "1Q", "16777216T", "18446744073709551616"}) {
+        EXPECT_EQ(ravel_parse_bytes(bad, &v), -1) << bad;
+        EXPECT_EQ(v, 99u) << bad;
+    }
+}
+
+TEST(Memory, FormatsSizesForPeople)
+{
+    char b[32];
+    ravel_format_bytes(b, sizeof b, 0);
+    EXPECT_STREQ(b, "0 B");
+    ravel_format_bytes(b, sizeof b, 1023);
+    EXPECT_STREQ(b, "1023 B");
+    ravel_format_bytes(b, sizeof b, 1536);
+    EXPECT_STREQ(b, "1.50 KiB");
+    ravel_format_bytes(b, sizeof b, 110832);
+    EXPECT_STREQ(b, "108 KiB");
+    ravel_format_bytes(b, sizeof b, 21567744);
+    EXPECT_STREQ(b, "20.6 MiB");
+    ravel_format_bytes(b, sizeof b, UINT64_MAX);
+    EXPECT_STREQ(b, "16.0 EiB");
+}
+
+TEST(Memory, GrownCapacityMatchesGrow)
+{
+    EXPECT_EQ(ravel_grown_capacity(100, 50), 100u);
+    EXPECT_EQ(ravel_grown_capacity(0, 1), 16u);
+    EXPECT_EQ(ravel_grown_capacity(100, 101), 150u);
+    EXPECT_EQ(ravel_grown_capacity(100, 1000), 1000u);
+    void *d = nullptr;
+    size_t cap = 100;
+    d = malloc(100);
+    ASSERT_EQ(ravel_grow(&d, &cap, 101, 1), 0);
+    EXPECT_EQ(cap, ravel_grown_capacity(100, 101));
+    free(d);
+}

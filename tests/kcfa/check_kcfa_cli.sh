@@ -32,9 +32,21 @@ expect 1 "--generate=1099511627776: the program's text alone would take [0-9]* b
   ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1099511627776
 expect 1 "bad.cps:1:44: too few parts in (app ...)" ravel-kcfa -- "$mpiexec" -n 3 "$kcfa" --k=1 "$scratch/bad.cps"
 expect 1 "no-such.cps" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/no-such.cps"
+# A FIFO once made every rank wait in open() for a writer, for ever.
+mkfifo "$scratch/f.cps"
+expect 1 "f.cps: expected a regular file, found a FIFO" ravel-kcfa -- \
+  timeout 120 "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch/f.cps"
+expect 1 "$scratch: expected a regular file, found a directory" ravel-kcfa -- \
+  "$mpiexec" -n 2 "$kcfa" --k=1 "$scratch"
 expect 2 "--k=0" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=0 --generate=1
 expect 2 "exactly one of PROGRAM" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1
 expect 2 "not a backend" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --comm=x
+# A memory limit the analysis cannot keep: one message, from rank 0, saying
+# which rank, iteration and buffer needed how much; never a kill.
+expect 1 "rank [0-9]: stratum 0 iteration [0-9]*: .*over the memory limit of 2.00 MiB" \
+  ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=2 --generate=40 --quiet --max-memory=2M
+expect 2 "--max-memory: '1.5G' is not a size" ravel-kcfa -- \
+  "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --max-memory=1.5G
 help=$("$kcfa" --help)  # whole output first: grep -q would cut the pipe
 grep -q -- "--generate" <<<"$help" || die "--help lacks --generate"
 echo "ravel-kcfa command line: all cases passed"

@@ -11,6 +11,13 @@
  * rules delta x full and full x delta, or full x full), random filters
  * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins, and
  * several strata.
+ *
+ * Each program also runs under memory limits (max_memory) so tight that most
+ * runs stop somewhere (inserting, exchanging, promoting, moving): every rank
+ * must then return MPI_ERR_NO_MEM with the limit in the message, none may
+ * hang or crash, and a run that fits must still match the oracle.  After
+ * every engine is freed, the memory ledger must be back at zero: a byte
+ * counted in and never out would make long runs fail early.
  * usage: mpiexec -n P mpi_relalg_random_programs NPROGRAMS */
 #include "ravel/comm.h"
 #include "ravel/error.h"
@@ -273,6 +280,7 @@ static void oracle_run(program *p)
 /* ---- the engine ------------------------------------------------------------ */
 
 static int failures;
+static int limited_stopped, limited_fit; /* runs under a memory limit */
 
 static int cmp_code(const void *a, const void *b)
 {
@@ -336,8 +344,31 @@ static int compare_relation(ravel_engine *e, const program *p, int i,
     return ok;
 }
 
+/* Under a memory limit a call may fail: every rank must agree that it
+ * did, with MPI_ERR_NO_MEM and the limit named.  Returns 1 when all ranks
+ * succeeded, 0 when all failed that way (a failure otherwise counts). */
+static int agreed(int err, const char *what, const char *backend,
+                  int variant)
+{
+    int mine[2] = {err != MPI_SUCCESS, err == MPI_SUCCESS}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int any_failed = !all[1], every_failed = all[0];
+    int bad = err != MPI_SUCCESS &&
+              (err != MPI_ERR_NO_MEM ||
+               !strstr(ravel_error_message(), "memory limit"));
+    if (bad || (any_failed && !every_failed)) {
+        fprintf(stderr, "FAIL: %s under a memory limit, backend %s variant "
+                "%d: code %d on this rank, every rank failed: %d: %s\n",
+                what, backend, variant, err, every_failed,
+                ravel_error_message());
+        failures++;
+    }
+    return !any_failed;
+}
+
 static void run_engine(const program *facts, const program *expect,
-                       const char *backend, int variant, int rank, int size)
+                       const char *backend, int variant, int rank, int size,
+                       uint64_t max_memory)
 {
     ravel_engine_options o;
     ravel_engine_options_init(&o);
@@ -354,6 +385,8 @@ static void run_engine(const program *facts, const program *expect,
     o.pack_min_tuples = (variant / 2) % 2 ? 1 : 0;
     if (variant % 4 == 3)
         o.max_block_elements = 5; /* several exchange rounds */
+    o.max_memory = max_memory;
+    int limited = max_memory != UINT64_MAX;
     ravel_engine *e;
     CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
     ravel_rel ids[MAXREL];
@@ -370,7 +403,8 @@ static void run_engine(const program *facts, const program *expect,
     /* Each fact is inserted by one rank, not necessarily its owner. */
     uint64_t t[MAXA];
     unsigned counter = 0;
-    for (int i = 0; i < facts->nrel; i++) {
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < facts->nrel && err == MPI_SUCCESS; i++) {
         if (facts->rel[i].index_of >= 0)
             continue;
         for (unsigned c = 0; c < space(facts->rel[i].arity); c++) {
@@ -379,8 +413,25 @@ static void run_engine(const program *facts, const program *expect,
             if ((int)(counter++ % (unsigned)size) != rank)
                 continue;
             decode(c, facts->rel[i].arity, t);
-            CHECK(ravel_insert(e, ids[i], t, 1));
+            err = ravel_insert(e, ids[i], t, 1);
+            if (err != MPI_SUCCESS)
+                break;
         }
+    }
+    /* Inserting is local: a rank that ran out tells the others here. */
+    int fail = err != MPI_SUCCESS, any = 0;
+    MPI_Allreduce(&fail, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+        if (!limited || (fail && (err != MPI_ERR_NO_MEM ||
+                                  !strstr(ravel_error_message(),
+                                          "memory limit")))) {
+            fprintf(stderr, "FAIL: insert, backend %s variant %d: %s\n",
+                    backend, variant, ravel_error_message());
+            failures++;
+        }
+        limited_stopped++;
+        ravel_engine_free(e);
+        return;
     }
     for (int s = 0; s < facts->nstrata; s++) {
         CHECK(ravel_stratum_begin(e));
@@ -397,7 +448,16 @@ static void run_engine(const program *facts, const program *expect,
                                       r.terms, r.nfilters, r.filters));
         }
     }
-    CHECK(ravel_run(e));
+    if (limited) {
+        if (!agreed(ravel_run(e), "ravel_run", backend, variant)) {
+            limited_stopped++;
+            ravel_engine_free(e);
+            return;
+        }
+        limited_fit++;
+    } else {
+        CHECK(ravel_run(e));
+    }
     for (int i = 0; i < facts->nrel; i++) {
         if (!compare_relation(e, expect, i, ids[i], rank, size)) {
             if (rank == 0)
@@ -424,12 +484,27 @@ int main(int argc, char **argv)
         oracle_run(&expect);
         for (size_t b = 0; b < ravel_alltoallv_count(); b++)
             run_engine(&facts, &expect, ravel_alltoallv_name(b),
-                       k + (int)b, rank, size);
+                       k + (int)b, rank, size, UINT64_MAX);
+        /* Limits from "stops at the first buffer" to "mostly fits". */
+        static const uint64_t limits[] = {600, 3000, 12000, 48000};
+        for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+            run_engine(&facts, &expect,
+                       ravel_alltoallv_name((k + l) % ravel_alltoallv_count()),
+                       k + (int)l, rank, size, limits[l]);
+        uint64_t held, peak;
+        ravel_tuple_memory(&held, &peak);
+        if (held != 0) {
+            fprintf(stderr, "FAIL: program %d: %llu bytes of tuples still "
+                    "counted after every engine was freed\n", k,
+                    (unsigned long long)held);
+            failures++;
+        }
     }
     if (rank == 0)
-        printf("%s: %d programs x %zu backends at P=%d\n",
+        printf("%s: %d programs x %zu backends at P=%d; under memory "
+               "limits %d runs stopped cleanly, %d fitted and matched\n",
                failures ? "FAILED" : "ok", nprograms, ravel_alltoallv_count(),
-               size);
+               size, limited_stopped, limited_fit);
     MPI_Finalize();
     return failures ? 1 : 0;
 }

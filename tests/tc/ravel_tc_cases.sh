@@ -13,6 +13,13 @@
 #       graphs with no edges or fewer edges than ranks against BFS
 #   ravel_tc_cases.sh ENV errors
 #       bad options and inputs: one message, the right exit status
+#   ravel_tc_cases.sh ENV memory
+#       --max-memory too small: one message naming the rank, iteration,
+#       relation or buffer and size; large enough: the closed-form closure
+#   ravel_tc_cases.sh ENV ulimit BACKEND
+#       address space capped (ulimit -v) at sizes from too small to enough:
+#       a clear "out of memory" and a non-zero exit, or the right closure;
+#       never a signal
 #
 # ENV is "RAVEL_TC MPIEXEC DATASETS MANIFEST_TSV BFS_CLOSURE" as one
 # colon-separated argument, filled in by CMake.
@@ -129,6 +136,68 @@ errors)
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
   echo "ravel-tc errors: every case gave one message and the right status"
+  ;;
+memory)
+  # shellcheck source=../cli_expect.sh
+  source "$(dirname "$0")/../cli_expect.sh"
+  # Tree of height 14: 229,378 paths, about 2 MiB of tuples a rank at P=3.
+  for P in 2 3; do
+    expect 1 "^ravel-tc: rank [0-9]: stratum 0 iteration [0-9]*: .*needs .* more .*over the memory limit of 1.00 MiB" \
+      ravel-tc -- "$mpiexec" -n "$P" "$ravel_tc" --quiet --height=14 --max-memory=1M
+    echo "P=$P --max-memory=1M: $(cat "$scratch/err")"
+  done
+  expect 1 "^ravel-tc: .*relation .*over the memory limit of 512 KiB" \
+    ravel-tc -- "$mpiexec" -n 1 "$ravel_tc" --quiet --height=14 --max-memory=512K
+  expect 2 "option --max-memory: '1.5G' is not a size" ravel-tc -- \
+    "$mpiexec" -n 2 "$ravel_tc" --height=2 --max-memory=1.5G
+  expect 2 "option --max-memory: '-1' is not a size" ravel-tc -- \
+    "$mpiexec" -n 2 "$ravel_tc" --height=2 --max-memory=-1
+  # With snapshots on, the stop says how to go on, and going on with more
+  # memory reaches the closed form.
+  h=14 want=$(( (14 - 1) * (1 << 15) + 2 + (1 << 14) ))
+  # No --checkpoint-every: the snapshot comes from the iteration that came
+  # near the limit, the one before the stop.
+  expect 1 "stratum 0 iteration 13: .*over the memory limit of 4.00 MiB .*($scratch/ck/snapshot-[0-9]*, taken after stratum 0 iteration 12, resumes the run: --resume=$scratch/ck)" \
+    ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --quiet --height=$h --max-memory=4M \
+    --checkpoint="$scratch/ck"
+  out=$("$mpiexec" -n 3 "$ravel_tc" --quiet --json --height=$h --max-memory=64M \
+        --resume="$scratch/ck")
+  [[ $(json_field closure_size "$out") == "$want" ]] ||
+    die "resumed with more memory: closure $(json_field closure_size "$out") != $want"
+  # Room enough: the limit changes nothing.
+  h=14 want=$(( (14 - 1) * (1 << 15) + 2 + (1 << 14) ))
+  for limit in 64M 1G; do
+    out=$("$mpiexec" -n 3 "$ravel_tc" --quiet --json --height=$h --max-memory=$limit)
+    size=$(json_field closure_size "$out")
+    [[ $size == "$want" ]] || die "--max-memory=$limit: closure $size != $want"
+  done
+  echo "ravel-tc --max-memory: refusals clear, generous limits harmless"
+  ;;
+ulimit)
+  backend=$1
+  # Tree of height 19: 19.4 million paths, 5 s; a rank needs about 230 MiB
+  # of address space at P=2.  Below that, something fails to allocate: the
+  # reader, the engine, a backend's staging or MPI itself.
+  h=19 want=$(( (19 - 1) * (1 << 20) + 2 + (1 << 19) ))
+  for kib in 110000 140000 170000 200000 400000; do
+    rc=0
+    (ulimit -v "$kib" && "$mpiexec" -n 2 "$ravel_tc" --quiet --json \
+       --comm="$backend" --height=$h) >"$scratch/out" 2>"$scratch/err" || rc=$?
+    if [[ $rc == 0 ]]; then
+      size=$(json_field closure_size "$(cat "$scratch/out")")
+      [[ $size == "$want" ]] || die "ulimit -v $kib: closure $size != $want"
+      echo "ulimit -v $kib $backend: closure $size, right"
+      continue
+    fi
+    # A signal (>= 128: segfault, abort without a word, the OOM killer) is
+    # the failure this test exists for.
+    ((rc < 128)) || die "ulimit -v $kib $backend: exit $rc: $(cat "$scratch/err")"
+    ! grep -Eq "Segmentation|Bus error|core dumped|Killed|signal" "$scratch/err" ||
+      die "ulimit -v $kib $backend: crashed: $(cat "$scratch/err")"
+    grep -Eq "out of memory|No resources|failed to allocate" "$scratch/err" ||
+      die "ulimit -v $kib $backend: exit $rc without saying why: $(cat "$scratch/err")"
+    echo "ulimit -v $kib $backend: exit $rc: $(grep -m1 -E "out of memory|No resources|failed to allocate" "$scratch/err")"
+  done
   ;;
 *)
   die "unknown case '$what'"

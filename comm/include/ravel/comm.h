@@ -104,6 +104,17 @@ int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int ravel_comm_barrier(MPI_Comm comm);
 
+/* When some rank of comm failed (local_error != MPI_SUCCESS there), every
+ * rank returns the error of the lowest failing rank, its message prefixed
+ * "rank R: ", so that the line a tool prints on rank 0 says what went
+ * wrong where; MPI_SUCCESS when none failed.  Collective: call it on every
+ * rank, e.g. once an allreduce has flagged a failure. */
+int ravel_comm_first_error(MPI_Comm comm, int local_error);
+
+/* For a step only rank 0 performs (reading a shared file): every rank
+ * returns rank 0's error and message as they are.  Collective. */
+int ravel_comm_root_error(MPI_Comm comm, int root_error);
+
 /* ---- tunables --------------------------------------------------------- */
 
 /* Requests in flight in spread-out (sends and receives together); >= 2. */

@@ -36,8 +36,19 @@ static inline int ravel_add_size(size_t a, size_t b, size_t *out)
  * they were). */
 int ravel_grow(void **data, size_t *cap, size_t need, size_t elem);
 
+/* The capacity ravel_grow would give an array of `cap` elements that must
+ * hold `need` (cap itself when it already does). */
+size_t ravel_grown_capacity(size_t cap, size_t need);
+
 /* The largest resident set this process has had, in bytes (getrusage). */
 uint64_t ravel_peak_rss_bytes(void);
+
+/* Memory the kernel says is available for new allocations without swapping
+ * (MemAvailable in /proc/meminfo), in bytes; 0 when it cannot be read. */
+uint64_t ravel_available_memory_bytes(void);
+
+/* Writes `bytes` for a person into buf: "812 B", "3.5 KiB", "1.25 GiB". */
+void ravel_format_bytes(char *buf, size_t len, uint64_t bytes);
 
 #ifdef __cplusplus
 }

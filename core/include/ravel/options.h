@@ -21,7 +21,8 @@ typedef enum {
     RAVEL_OPT_STRING, /* target is const char *, pointing into argv */
     RAVEL_OPT_U64,    /* target is uint64_t, decimal */
     RAVEL_OPT_INT,    /* target is int, decimal, may be negative */
-    RAVEL_OPT_DOUBLE  /* target is double, finite */
+    RAVEL_OPT_DOUBLE, /* target is double, finite */
+    RAVEL_OPT_BYTES   /* target is uint64_t: a size, see ravel_parse_bytes */
 } ravel_option_kind;
 
 typedef struct {
@@ -50,6 +51,10 @@ void ravel_options_print_help(FILE *out, const char *usage,
 int ravel_parse_u64(const char *text, uint64_t *out);
 int ravel_parse_int(const char *text, int *out);
 int ravel_parse_double(const char *text, double *out);
+/* A size in bytes: a whole number with an optional binary unit, K, M, G or
+ * T (also KiB, MiB, GiB, TiB, KB, ...; all powers of 1024) or B.  "4G" and
+ * "4GiB" are 4 * 2^30; "1.5G" is refused (say 1536M).  Fails on overflow. */
+int ravel_parse_bytes(const char *text, uint64_t *out);
 
 #ifdef __cplusplus
 }

@@ -89,10 +89,35 @@ typedef struct {
                                  few bytes per tuple) once this many of its
                                  tuples on a rank are not; 0 = never pack;
                                  default 1048576 */
+    uint64_t max_memory;      /* bytes this rank's tuples may hold (its
+                                 relations, outboxes and exchange arrays);
+                                 a run that would need more stops with an
+                                 MPI_ERR_NO_MEM naming the relation, the
+                                 iteration and the size.  0 = 3/4 of the
+                                 memory available at creation, shared among
+                                 the node's ranks; UINT64_MAX = no limit.
+                                 One limit per process: the last engine
+                                 created sets it */
+    const char *checkpoint_dir; /* write snapshots of the run into this
+                                   folder (created if missing): every
+                                   checkpoint_every seconds, between
+                                   iterations, and at the end of every
+                                   stratum; NULL = none */
+    double checkpoint_every;  /* seconds between snapshots; 0 = after every
+                                 iteration; default 600 */
+    const char *resume_dir;   /* the next ravel_run continues from the
+                                 newest complete snapshot in this folder
+                                 (on any number of ranks) instead of from
+                                 the inserted facts; NULL = start afresh */
 } ravel_engine_options;
 
 /* Fills *o with the defaults above. */
 void ravel_engine_options_init(ravel_engine_options *o);
+
+/* Bytes this rank's tuples hold now and the most they held so far: what
+ * max_memory limits (relations, outboxes, exchange arrays).  Not
+ * collective. */
+void ravel_tuple_memory(uint64_t *held, uint64_t *peak);
 
 /* Creates an engine on (a duplicate of) comm.  Collective.  o may be NULL
  * for the defaults.  Fails with MPI_ERR_ARG for an unknown backend name. */
@@ -239,8 +264,11 @@ void ravel_engine_set_iteration_hook(ravel_engine *e, ravel_iteration_hook fn,
 const ravel_iteration_record *ravel_engine_records(const ravel_engine *e,
                                                    size_t *n);
 
-/* Iterations run so far, all strata together. */
+/* Iterations run so far, all strata together, and those of them that
+ * found new tuples; a resumed run counts those before its snapshot too
+ * (ravel_engine_records holds only this run's). */
 uint64_t ravel_engine_iterations(const ravel_engine *e);
+uint64_t ravel_engine_productive_iterations(const ravel_engine *e);
 
 /* ---- queries ------------------------------------------------------------- */
 

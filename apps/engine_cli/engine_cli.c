@@ -1,0 +1,77 @@
+/* The engine options every app's command line has (engine_cli.h). */
+#include "engine_cli.h"
+
+#include <ravel/comm.h>
+#include <ravel/log.h>
+
+#include <string.h>
+
+void engine_cli_init(engine_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->comm = "vendor";
+    c->checkpoint_every = 600.0;
+}
+
+size_t engine_cli_options(engine_cli *c, const char *log_help,
+                          ravel_option *out)
+{
+    const ravel_option options[ENGINE_CLI_OPTIONS] = {
+        {"comm", RAVEL_OPT_STRING, &c->comm, "NAME",
+         "all-to-all backend (vendor, spread-out, padded-alltoall, "
+         "padded-bruck, two-phase-bruck, or auto: the one the cost model "
+         "predicts fastest, per iteration); default vendor"},
+        {"model", RAVEL_OPT_STRING, &c->model, "FILE",
+         "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
+         "else built-in)"},
+        {"max-memory", RAVEL_OPT_BYTES, &c->max_memory, "SIZE",
+         "stop with an error naming the relation and iteration when a "
+         "rank's tuples would need more than SIZE bytes (K, M, G, T: "
+         "powers of 1024; default 3/4 of the available memory, shared by "
+         "the node's ranks)"},
+        {"checkpoint", RAVEL_OPT_STRING, &c->checkpoint, "DIR",
+         "write snapshots of the run into DIR (every --checkpoint-every "
+         "seconds and at the end), to continue it with --resume=DIR after "
+         "a crash or kill"},
+        {"checkpoint-every", RAVEL_OPT_DOUBLE, &c->checkpoint_every,
+         "SECONDS", "time between snapshots (default 600; 0: after every "
+         "iteration)"},
+        {"resume", RAVEL_OPT_STRING, &c->resume, "DIR",
+         "continue from the newest complete snapshot in DIR, on any number "
+         "of ranks (give the same input and options)"},
+        {"log", RAVEL_OPT_STRING, &c->log, "FILE.csv", log_help},
+        {"quiet", RAVEL_OPT_FLAG, &c->quiet, NULL,
+         "no per-iteration progress lines on stderr"},
+        {"no-balance", RAVEL_OPT_FLAG, &c->no_balance, NULL,
+         "turn off the engine's spatial load balancing"},
+    };
+    memcpy(out, options, sizeof options);
+    return ENGINE_CLI_OPTIONS;
+}
+
+int engine_cli_check(const engine_cli *c)
+{
+    if (!ravel_alltoallv_lookup(c->comm)) {
+        char names[256];
+        ravel_alltoallv_names(names, sizeof names, ", ");
+        return ravel_report(2, "--comm=%s is not a backend (one of: %s)",
+                            c->comm, names);
+    }
+    if (!(c->checkpoint_every >= 0.0))
+        return ravel_report(2, "--checkpoint-every=%g: expected seconds, "
+                            "at least 0", c->checkpoint_every);
+    return 0;
+}
+
+void engine_cli_apply(const engine_cli *c, ravel_engine_options *eo)
+{
+    eo->comm_backend = c->comm;
+    eo->model_path = c->model;
+    eo->max_memory = c->max_memory;
+    eo->checkpoint_dir = c->checkpoint;
+    eo->checkpoint_every = c->checkpoint_every;
+    eo->resume_dir = c->resume;
+    eo->log_path = c->log;
+    eo->quiet = c->quiet;
+    eo->load_balance = !c->no_balance;
+}
