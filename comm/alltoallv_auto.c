@@ -12,10 +12,54 @@
  * cannot be loaded on any rank fails the call on every rank.
  *
  * Cost: the chosen backend's, plus (without a hint) an allreduce,
- * L (alpha + 2 o). */
+ * L (alpha + 2 o).  A call whose statistics and model equal the previous
+ * call's on the communicator reuses its choice without evaluating the model
+ * again: a program repeating one exchange pattern pays the model once. */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
+
+#include <string.h>
+
+static int same_stats(const ravel_call_stats *a, const ravel_call_stats *b)
+{
+    return a->P == b->P && a->max_block == b->max_block &&
+           a->max_send == b->max_send && a->max_recv == b->max_recv &&
+           a->total == b->total && a->nonempty == b->nonempty &&
+           a->max_nonempty_send == b->max_nonempty_send &&
+           a->max_nonempty_recv == b->max_nonempty_recv &&
+           a->max_self == b->max_self;
+}
+
+/* Whether the last choice on this communicator was made for these
+ * statistics and this model: the same on every rank, since both are. */
+static int same_choice(const comm_context *ctx, const ravel_call_stats *s,
+                       const ravel_cost_params *m)
+{
+    const ravel_cost_params *w = &ctx->chosen_with;
+    return ctx->last_choice >= 0 && same_stats(&ctx->chosen_for, s) &&
+           w->alpha == m->alpha && w->beta == m->beta &&
+           w->gamma == m->gamma && w->o == m->o &&
+           w->ranks_per_node == m->ranks_per_node;
+}
+
+static void choose(comm_context *ctx, const ravel_call_stats *s,
+                   const ravel_cost_params *m)
+{
+    double predicted;
+    const char *name = ravel_cost_choose(m, s, &predicted);
+    if (!name) /* no finite prediction: cannot happen with a valid model */
+        name = ravel_alltoallv_name(0);
+    ctx->last_choice = 0;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
+        if (strcmp(ravel_alltoallv_name(i), name) == 0)
+            ctx->last_choice = (int)i;
+    ctx->last_predicted = predicted;
+    ctx->chosen_for = *s;
+    ctx->chosen_with = *m;
+    ctx->chosen_fn = ravel_alltoallv_lookup(ravel_alltoallv_name(
+        (size_t)ctx->last_choice));
+}
 
 int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
                          const int sdispls[], MPI_Datatype sendtype,
@@ -48,16 +92,8 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
         return comm_report_error(comm, "auto", err);
     ravel_cost_params m = *model; /* with this communicator's layout */
     m.ranks_per_node = ctx->node_ranks;
-    double predicted;
-    const char *name = ravel_cost_choose(&m, &s, &predicted);
-    if (!name) /* no finite prediction: cannot happen with a valid model */
-        name = ravel_alltoallv_name(0);
-    ctx->last_choice = -1;
-    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
-        if (ravel_alltoallv_name(i) == name)
-            ctx->last_choice = (int)i;
-    ctx->last_predicted = predicted;
-    return ravel_alltoallv_lookup(name)(sendbuf, sendcounts, sdispls,
-                                        sendtype, recvbuf, recvcounts,
-                                        rdispls, recvtype, comm);
+    if (!same_choice(ctx, &s, &m))
+        choose(ctx, &s, &m);
+    return ctx->chosen_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                          recvcounts, rdispls, recvtype, comm);
 }

@@ -23,9 +23,9 @@ enum { TAG_SPREAD_OUT = 11 };
 static int spread_out_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
-    int err = comm_copy_self(x);
-    if (err != MPI_SUCCESS || P == 1)
-        return err;
+    if (P == 1)
+        return comm_copy_self(x);
+    int err = MPI_SUCCESS;
     int batch = ravel_comm_spread_out_throttle() / 2;
     if (batch > P - 1)
         batch = P - 1;
@@ -54,6 +54,10 @@ static int spread_out_kernel(const comm_exchange *x)
                 n++;
             }
         }
+        /* The own block is copied while the first batch is on the wire:
+         * the peers can move their data meanwhile. */
+        if (first == 1 && err == MPI_SUCCESS)
+            err = comm_copy_self(x);
         int wait_err = comm_waitall(x->ctx, n, requests);
         if (err == MPI_SUCCESS)
             err = wait_err;

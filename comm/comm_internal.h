@@ -27,6 +27,11 @@ typedef struct {
     ravel_call_stats hint;
     int last_choice;      /* registry index auto chose last; -1: none */
     double last_predicted;
+    /* What that choice was made for: a call with the same statistics and
+     * model reuses it (repeated calls of one pattern pay no model). */
+    ravel_call_stats chosen_for;
+    ravel_cost_params chosen_with;
+    ravel_alltoallv_fn chosen_fn;
 } comm_context;
 
 /* The cached context of `user`, made (collectively) on first use. */

@@ -160,6 +160,36 @@ TEST(CostModelCounts, AutoPicksTheSameBackendOnEveryRank)
         }
 }
 
+// auto reuses its last choice for a call with the same statistics and
+// model; a new model must be evaluated afresh.  A latency-bound model and a
+// CPU-bound one disagree at some rank counts (the test then sees a stale
+// choice if there is one); each choice is checked against the model's.
+TEST(CostModelCounts, AutoChoosesAfreshWhenTheModelChanges)
+{
+    std::vector<uint64_t> m = matrix(SHAPE_RANDOM, 9);
+    ravel_call_stats s;
+    ravel_call_stats_of(size_, m.data(), &s);
+    ravel_cost_params base, latency, cpu;
+    ravel_cost_params_default(&base);
+    latency = cpu = base;
+    latency.alpha = 1e-3;
+    cpu.o = 1e-3;
+    for (const ravel_cost_params *p : {&latency, &cpu, &latency, &base}) {
+        ravel_comm_set_model(p, "test");
+        Call c = make_call(m);
+        run("auto", c);
+        run("auto", c);
+        int choice = -2;
+        ASSERT_EQ(ravel_comm_last_choice(MPI_COMM_WORLD, &choice, nullptr),
+                  MPI_SUCCESS);
+        ravel_cost_params want_model = *p;
+        want_model.ranks_per_node = size_;
+        ASSERT_GE(choice, 0);
+        EXPECT_STREQ(ravel_alltoallv_name((size_t)choice),
+                     ravel_cost_choose(&want_model, &s, nullptr));
+    }
+}
+
 int main(int argc, char **argv)
 {
     return mpi_gtest_main(argc, argv, &rank_, &size_, "CostModelCounts");

@@ -84,9 +84,11 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
 double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s);
 
-/* The backend auto picks: the registered backend (other than auto) with the
- * least predicted time, ties broken by registry order.  *predicted gets its
- * prediction when not NULL. */
+/* The backend auto picks: the backend the model describes with the least
+ * predicted time; a tie goes to ravel's own backends before `vendor` (whose
+ * internals the model can only estimate), among them to the earlier row of
+ * the registry.  Returns a name of the registry (static storage); *predicted
+ * gets its prediction when not NULL. */
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted);
 
