@@ -22,7 +22,8 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
         {"iters", RAVEL_OPT_U64, &cfg->iters, "K",
          "timed calls per backend and N (default 20)"},
         {"warmup", RAVEL_OPT_U64, &cfg->warmup, "K",
-         "untimed calls before them (default 2)"},
+         "untimed calls before them (default 100: the first calls "
+         "of a process are slower, see bench/README.md)"},
         {"seed", RAVEL_OPT_U64, &cfg->seed, "S",
          "seed of the block sizes and contents (default 1)"},
         {"verify", RAVEL_OPT_FLAG, &cfg->verify, NULL,
@@ -143,7 +144,7 @@ int a2a_config_parse(int argc, char **argv, a2a_config *cfg, char *err,
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->iters = 20;
-    cfg->warmup = 2;
+    cfg->warmup = 100;
     cfg->seed = 1;
     ravel_option options[OPTION_COUNT];
     fill_options(options, cfg);
