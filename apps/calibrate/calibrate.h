@@ -30,7 +30,7 @@ typedef struct {
     double x[CAL_MAX_POINTS];    /* bytes, or messages per batch */
     double t[CAL_MAX_POINTS];    /* median seconds */
     double intercept, slope;     /* the fit (fit.c) */
-    int fallback;                /* the fit was not positive; see fit.c */
+    int fallback;                /* the fit was not usable; see fit.c */
     double max_residual;         /* max |fit - t| / t over the points */
     double median_residual;      /* median of the same */
 } cal_series;

@@ -24,15 +24,24 @@
  * machine is not a straight line there (an MPI protocol switch, a cache
  * level, a noisy neighbour), not that the fit failed.
  *
- * A parameter must be positive to be usable.  When noise makes a fitted
- * value non-positive, the fallback (flagged in the file) is what the data
- * bound directly: the slope between the two largest points, else the
- * largest point's t / x; the intercept (when it is a parameter, as alpha is)
- * the smallest point's time. */
+ * A parameter must be positive to be usable, and a slope must be resolved
+ * by the data: the slope term must make at least RESOLVED_PERCENT (1%) of the
+ * largest point's time.  When every point's time is one scheduler time
+ * slice (4 ranks on 2 cores: 4 ms for 1 byte and for 4 MiB alike) the fit
+ * gives a slope of nearly nothing, once 2.8e-14 s/B (35 TB/s), which is
+ * noise, not a bandwidth; on an idle machine the smallest share is gamma's,
+ * about 10% (copies leave the caches there).  When a fitted value is not
+ * usable, the fallback (flagged in the file) is what the data bound
+ * directly: the slope between the two largest points if that one is
+ * usable, else the largest point's t / x (an upper bound: all of its time charged to its size); the
+ * intercept (when it is a parameter, as alpha is) the smallest point's
+ * time. */
 #include "calibrate.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+enum { RESOLVED_PERCENT = 1 }; /* see the opening comment */
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -74,16 +83,27 @@ static void relative_least_squares(const cal_series *s, double *c, double *k)
     *k = (sw * swxt - swx * swt) / det;
 }
 
+/* Whether `slope` is positive and makes RESOLVED_PERCENT of the largest
+ * point's time. */
+static int resolved(const cal_series *s, double slope)
+{
+    size_t last = s->n - 1;
+    return slope > 0 &&
+           slope * s->x[last] >= s->t[last] * RESOLVED_PERCENT / 100.0;
+}
+
 void cal_fit(cal_series *s, int intercept_is_parameter)
 {
     relative_least_squares(s, &s->intercept, &s->slope);
     s->fallback = 0;
     size_t last = s->n - 1;
-    if (!(s->slope > 0)) {
+    if (!resolved(s, s->slope)) {
         s->fallback = 1;
         double dx = s->n > 1 ? s->x[last] - s->x[last - 1] : 0;
         double dt = s->n > 1 ? s->t[last] - s->t[last - 1] : 0;
-        s->slope = dx > 0 && dt > 0 ? dt / dx : s->t[last] / s->x[last];
+        double two_points = dx > 0 ? dt / dx : 0;
+        s->slope = resolved(s, two_points) ? two_points
+                                           : s->t[last] / s->x[last];
     }
     if (intercept_is_parameter && !(s->intercept > 0)) {
         s->fallback = 1;

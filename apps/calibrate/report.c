@@ -26,7 +26,7 @@ void cal_print_series(FILE *out, const char *title, const cal_series *s,
             "median %.1f%%%s\n", intercept_name, s->intercept, slope_name,
             s->slope, s->x_unit, 100 * s->max_residual,
             100 * s->median_residual,
-            s->fallback ? " (a fitted value was not positive: fallback used, "
+            s->fallback ? " (a fitted value was not usable: fallback used, "
                           "see fit.c)" : "");
 }
 
