@@ -20,6 +20,9 @@
 #       address space capped (ulimit -v) at sizes from too small to enough:
 #       a clear "out of memory" and a non-zero exit, or the right closure;
 #       never a signal
+#   ravel_tc_cases.sh ENV ulimit-reader
+#       the same while reading a large edge list: the reader says which
+#       file and line it was at
 #
 # ENV is "RAVEL_TC MPIEXEC DATASETS MANIFEST_TSV BFS_CLOSURE" as one
 # colon-separated argument, filled in by CMake.
@@ -32,6 +35,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 die() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=../ulimit_expect.sh
+source "$(dirname "$0")/../ulimit_expect.sh"
 
 # Flags to read a shared graph: its copy may be 0-based (datasets/manifest.tsv).
 read_flags() {
@@ -177,26 +182,29 @@ ulimit)
   backend=$1
   # Tree of height 19: 19.4 million paths, 5 s; a rank needs about 230 MiB
   # of address space at P=2.  Below that, something fails to allocate: the
-  # reader, the engine, a backend's staging or MPI itself.
+  # engine, a backend's staging or MPI itself.
   h=19 want=$(( (19 - 1) * (1 << 20) + 2 + (1 << 19) ))
   for kib in 110000 140000 170000 200000 400000; do
-    rc=0
-    (ulimit -v "$kib" && "$mpiexec" -n 2 "$ravel_tc" --quiet --json \
-       --comm="$backend" --height=$h) >"$scratch/out" 2>"$scratch/err" || rc=$?
-    if [[ $rc == 0 ]]; then
-      size=$(json_field closure_size "$(cat "$scratch/out")")
-      [[ $size == "$want" ]] || die "ulimit -v $kib: closure $size != $want"
-      echo "ulimit -v $kib $backend: closure $size, right"
-      continue
-    fi
-    # A signal (>= 128: segfault, abort without a word, the OOM killer) is
-    # the failure this test exists for.
-    ((rc < 128)) || die "ulimit -v $kib $backend: exit $rc: $(cat "$scratch/err")"
-    ! grep -Eq "Segmentation|Bus error|core dumped|Killed|signal" "$scratch/err" ||
-      die "ulimit -v $kib $backend: crashed: $(cat "$scratch/err")"
-    grep -Eq "out of memory|No resources|failed to allocate" "$scratch/err" ||
-      die "ulimit -v $kib $backend: exit $rc without saying why: $(cat "$scratch/err")"
-    echo "ulimit -v $kib $backend: exit $rc: $(grep -m1 -E "out of memory|No resources|failed to allocate" "$scratch/err")"
+    capped_run "$kib" "$backend" "$mpiexec" -n 2 "$ravel_tc" --quiet --json \
+      --comm="$backend" --height=$h || continue
+    size=$(json_field closure_size "$(cat "$scratch/out")")
+    [[ $size == "$want" ]] || die "ulimit -v $kib: closure $size != $want"
+    echo "ulimit -v $kib $backend: closure $size, right"
+  done
+  ;;
+ulimit-reader)
+  # 3 million random edges (41 MB of text): under these caps no run can
+  # finish (its first iteration alone needs more), so each must stop
+  # cleanly; under the smallest, memory runs out in the reader.
+  awk 'BEGIN { srand(3); for (i = 0; i < 3000000; i++)
+               print int(rand() * 1000000) + 1, int(rand() * 1000000) + 1 }' \
+    >"$scratch/big.el"
+  for kib in 100000 120000 150000; do
+    ! capped_run "$kib" reader "$mpiexec" -n 2 "$ravel_tc" --quiet --json \
+      "$scratch/big.el" || die "ulimit -v $kib: a closure of 3 million random edges fit"
+    # At the smallest cap it is the reader that fails: it names file and line.
+    [[ $kib != 100000 ]] || grep -q "big.el:[0-9]*: out of memory" "$scratch/err" ||
+      die "ulimit -v $kib: the reader's failure names no file and line: $(cat "$scratch/err")"
   done
   ;;
 *)
