@@ -470,6 +470,7 @@ static const struct {
     {"vendor", predict_vendor},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };
+static const double TIE_TOLERANCE = 1e-9; /* relative */
 
 double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s)
@@ -489,8 +490,11 @@ const char *ravel_cost_choose(const ravel_cost_params *m,
     double best_time = INFINITY;
     for (size_t i = 0; i < PREDICTORS; i++) {
         double t = predictors[i].predict(&c);
-        /* Strictly less: a tie keeps the earlier row of predictors[]. */
-        if (t >= 0.0 && t < best_time) {
+        /* Less by more than rounding: a tie keeps the earlier row of
+         * predictors[].  Two formulas equal on paper (vendor's and
+         * spread-out's at 2 ranks) differ in the last bit as the terms
+         * are added in another order. */
+        if (t >= 0.0 && t < best_time * (1.0 - TIE_TOLERANCE)) {
             best = predictors[i].name;
             best_time = t;
         }
@@ -502,10 +506,12 @@ const char *ravel_cost_choose(const ravel_cost_params *m,
 
 /* Rough figures of one multi-core node, for runs without a model file.
  * alpha, beta and o: this project's 2-core development machine,
- * ravel-calibrate at 2 ranks (bench/results/auto/model-this-machine.json:
- * 0.89 us, 1.57e-10 s/B, 0.21 us), rounded up.  gamma: 1e-10 s/B (10 GB/s)
- * lies between that file's fit, which in-cache copies dominate (1.06e-11),
- * and the ~3 GB/s of its 64 MiB copies. */
+ * ravel-calibrate at 2 ranks under some load (0.89 us, 1.57e-10 s/B,
+ * 0.21 us), rounded up; idle, it measured less (0.10 us, 7.1e-11 s/B,
+ * 0.13 us: bench/results/auto/model-this-machine.json), so the default
+ * errs on the slow side.  gamma: 1e-10 s/B (10 GB/s) lies between the
+ * fits, which in-cache copies dominate (about 1e-11), and the 3 to 13 GB/s
+ * of 64 MiB copies. */
 void ravel_cost_params_default(ravel_cost_params *m)
 {
     m->alpha = 1.0e-6;

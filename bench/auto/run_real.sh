@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run_real.sh BUILD_DIR: auto against every fixed backend on this machine,
 # real MPI at 2 ranks: calibrate, then ravel-a2a from 16 B to 4 MiB (three
-# runs, auto agreeing and told), then ravel-tc on the shared graphs up to
-# MAX_PATHS paths with every backend.  Run it on an idle machine.
+# runs, auto agreeing and told), then three runs of ravel-tc on the shared
+# graphs up to MAX_PATHS paths with every backend, and the tables of
+# bench/results/auto/README.md (real_table.sh).  Run it on an idle machine.
 set -euo pipefail
 build=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,8 +22,13 @@ for run in 1 2 3; do
   mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=auto --hint-stats \
       --iters=30 --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
 done
-echo "# ravel-tc, load $(cut -d' ' -f1-3 /proc/loadavg)"
-BACKENDS="vendor spread-out padded-alltoall padded-bruck two-phase-bruck auto" \
-MAX_PATHS=${MAX_PATHS:-25000000} \
-  bash "$top/bench/tc/run_tc_bench.sh" "$build" "$here/tc_2ranks"
+# Three runs of every graph with every backend: at 2 ranks the backends
+# differ by about the run-to-run noise, so one run each decides nothing.
+for run in 1 2 3; do
+  echo "# ravel-tc run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  BACKENDS="vendor spread-out padded-alltoall padded-bruck two-phase-bruck auto" \
+  MAX_PATHS=${MAX_PATHS:-25000000} \
+    bash "$top/bench/tc/run_tc_bench.sh" "$build" "$here/tc_2ranks/run$run"
+done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+sh "$top/bench/auto/real_table.sh" "$here"

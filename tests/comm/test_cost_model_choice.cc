@@ -64,8 +64,10 @@ TEST(CostModelChoice, PicksTheLeastPredictedTime)
         double predicted = -1;
         const char *chosen = ravel_cost_choose(&m, &s, &predicted);
         ASSERT_NE(chosen, nullptr);
-        EXPECT_EQ(predicted, best) << "case " << i;
-        EXPECT_EQ(ravel_cost_predict(chosen, &m, &s), best) << "case " << i;
+        // The least, up to the rounding that counts as a tie.
+        EXPECT_GE(predicted, best) << "case " << i;
+        EXPECT_LE(predicted, best * (1 + 1e-9)) << "case " << i;
+        EXPECT_EQ(ravel_cost_predict(chosen, &m, &s), predicted) << "case " << i;
     }
 }
 
@@ -86,6 +88,22 @@ TEST(CostModelChoice, ATieGoesToRavelsOwnBackendBeforeTheVendors)
     ASSERT_EQ(ravel_cost_predict("vendor", &m, &s),
               ravel_cost_predict("spread-out", &m, &s));
     EXPECT_STREQ(ravel_cost_choose(&m, &s, nullptr), "spread-out");
+    // With an own block the two are equal on paper but are summed in
+    // another order: a difference in the last bit is still a tie.  (The
+    // figures ravel-calibrate measured on this project's machine, where
+    // auto took vendor at N = 256 for that last bit.)
+    m.alpha = 3.523192097494625e-07;
+    m.beta = 9.838214469193821e-11;
+    m.gamma = 7.231002704973909e-12;
+    m.o = 1.3091128259080018e-07;
+    for (uint64_t self = 1; self <= 4096; self++) {
+        s.max_self = self;
+        double v = ravel_cost_predict("vendor", &m, &s);
+        double so = ravel_cost_predict("spread-out", &m, &s);
+        ASSERT_NEAR(v, so, 1e-12 * v) << "own block " << self;
+        EXPECT_STREQ(ravel_cost_choose(&m, &s, nullptr), "spread-out")
+            << "own block " << self;
+    }
 }
 
 #ifndef SMPI_SHARED_MALLOC

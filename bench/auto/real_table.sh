@@ -1,0 +1,50 @@
+#!/bin/sh
+# real_table.sh RESULTS_DIR: the tables of bench/results/auto/README.md from
+# run_real.sh's output.  ravel-a2a: per N, the median over runs of each
+# backend's median call time, the fastest fixed backend, and auto's and
+# auto+hint's ratio to it.  ravel-tc: per graph, the median over runs of
+# each backend's exchange seconds (the log's sum), and auto's ratio to the
+# fastest fixed backend.
+set -eu
+dir=${1:?usage: real_table.sh RESULTS_DIR}
+
+median() { sort -g | awk '{ v[NR] = $1 } END {
+  if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+  else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "| N (B) | fastest fixed | its us | auto us (ratio) | auto+hint us (ratio) | auto chose |"
+echo "|---:|---|---:|---:|---:|---|"
+csv=$dir/a2a_2ranks.csv
+for n in $(awk -F, 'NR > 1 { print $5 }' "$csv" | sort -un); do
+  best= best_t=
+  for b in $(awk -F, -v n="$n" 'NR > 1 && $5 == n { print $2 }' "$csv" | sort -u); do
+    t=$(awk -F, -v n="$n" -v b="$b" 'NR > 1 && $5 == n && $2 == b { print $10 }' "$csv" | median)
+    eval "t_$(echo "$b" | tr -c 'a-z0-9\n' '_')=$t"
+    case $b in auto|auto+hint) continue ;; esac
+    if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
+      best=$b best_t=$t
+    fi
+  done
+  chose=$(awk -F, -v n="$n" 'NR > 1 && $5 == n && $2 == "auto+hint" { print $21 }' "$csv" | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
+  eval "a=\$t_auto h=\$t_auto_hint"
+  awk -v n="$n" -v best="$best" -v bt="$best_t" -v a="$a" -v h="$h" -v c="$chose" \
+    'BEGIN { printf "| %d | %s | %.2f | %.2f (%.2f) | %.2f (%.2f) | %s |\n", n, best, bt, a, a / bt, h, h / bt, c }'
+done
+
+echo
+echo "| graph | fastest fixed (exchange) | its exchange s | auto's exchange s | ratio | runs |"
+echo "|---|---|---:|---:|---:|---:|"
+runs=$(ls -d "$dir"/tc_2ranks/run* 2>/dev/null | wc -l)
+cat "$dir"/tc_2ranks/run*/tc_backends.csv | awk -F, '$2 != "backend" && $2 != "skipped" { print $1 }' | sort -u |
+while read -r g; do
+  best= best_t= auto_t=
+  for b in $(cat "$dir"/tc_2ranks/run*/tc_backends.csv | awk -F, -v g="$g" '$1 == g { print $2 }' | sort -u); do
+    t=$(cat "$dir"/tc_2ranks/run*/tc_backends.csv | awk -F, -v g="$g" -v b="$b" '$1 == g && $2 == b { print $8 }' | median)
+    if [ "$b" = auto ]; then auto_t=$t; continue; fi
+    if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
+      best=$b best_t=$t
+    fi
+  done
+  awk -v g="$g" -v best="$best" -v bt="$best_t" -v a="$auto_t" -v r="$runs" \
+    'BEGIN { printf "| %s | %s | %.3f | %.3f | %.2f | %d |\n", g, best, bt, a, a / bt, r }'
+done
