@@ -1,7 +1,8 @@
 #!/bin/sh
 # auto_iterations.sh LOGDIR GRAPH P OUT.png: the per-iteration exchange
 # time of every backend's run of GRAPH at P ranks (the engine's logs
-# LOGDIR/GRAPH.PP.BACKEND.csv, as bench/simgrid/tc_apps.sh writes them),
+# LOGDIR/GRAPH.PP.BACKEND.csv, as bench/simgrid/tc_apps.sh and
+# kcfa_apps.sh write them; GRAPH is the program's name for kcfa-k1-n16),
 # and below it the backend auto chose at each iteration with the
 # iteration's N.
 set -eu
@@ -24,7 +25,7 @@ awk -F, 'NR > 1 && $10 != "none" {
 gnuplot <<GP
 set terminal pngcairo size 1100,800 font ",10" noenhanced
 set output '$out'
-set multiplot layout 2,1 title "ravel-tc, $graph, P=$P, simulated Theta-like platform (copies charged)"
+set multiplot layout 2,1 title "$graph, P=$P, simulated Theta-like platform (copies charged)"
 set datafile separator ","
 set ylabel "exchange time per iteration (us)"
 set logscale y
