@@ -12,6 +12,8 @@
  *                   carrying it; nothing posted or copied by ravel.
  *  spread-out       the same messages; posted = non-empty blocks sent +
  *                   non-empty blocks received; copied = Z_r.
+ *  pairwise         the same as spread-out (the same messages, in another
+ *                   order and one pair at a time).
  *  padded-alltoall  (M > 0) P-1 messages of M bytes; copied = every send
  *                   block into its slot and every receive block out of its
  *                   slot, self included: S_r + R_r + 2 Z_r.
@@ -54,15 +56,24 @@
  *  vendor (SMPI)    SimGrid's "mpich" alltoallv: batches of 4 peers, empty
  *                   blocks posted too: ceil(P/4) alpha + max(2 o (P-1),
  *                   the same bandwidth term) + gamma Z.
- *  spread-out       ceil((P-1)/b) alpha + max(o (Es + Er) + gamma Z,
- *                   beta q' max(S, R)), with b = throttle/2 rounds per
- *                   batch: the own block is copied while the first batch
- *                   is on the wire.  MPICH's vendor call copies it before
+ *  spread-out       B alpha + max(o (Es + Er) + gamma Z, beta q' max(S, R)),
+ *                   with B = min(ceil((P-1)/b), Es + Er) the batches that
+ *                   hold a message (b = throttle/2 rounds per batch; a
+ *                   batch without one waits for nothing): the own block is
+ *                   copied while the first batch is on the wire.  MPICH's vendor call copies it before
  *                   posting (the self message comes first in its
  *                   schedule), so where the two otherwise tie, spread-out
  *                   is the cheaper by up to gamma Z: at 2 ranks and 4 MiB
  *                   blocks on this project's machine 316 against 344 us
  *                   (bench/results/auto/README.md).
+ *  pairwise         one step per peer, each waiting for the one before: a
+ *                   step costs alpha + 2 o + beta times its block, so
+ *                   E alpha + o (Es + Er) + beta q' max(S, R) + gamma Z,
+ *                   E = min(P - 1, Es + Er) the steps in which the busiest
+ *                   rank sends or receives (at least max(Es, Er), at most
+ *                   that: the upper bound errs toward the slower).  The
+ *                   own block's copy overlaps the first step; that saving
+ *                   (at most one step) is not credited.
  *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
  *                   picks it (Bruck for M <= 256 and P >= 8: L (alpha + 2 o)
  *                   + beta sum_k share_k n_k M + gamma (2 P M + 2 W M) for
@@ -243,7 +254,8 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
     call_view v = view_of(P, rank, sizes);
     if (strcmp(name, "vendor") == 0)
         counts_direct(&v, 0, out);
-    else if (strcmp(name, "spread-out") == 0)
+    else if (strcmp(name, "spread-out") == 0 ||
+             strcmp(name, "pairwise") == 0)
         counts_direct(&v, 1, out);
     else if (strcmp(name, "padded-alltoall") == 0)
         counts_padded_alltoall(&v, out);
@@ -372,9 +384,23 @@ static double predict_spread_out(const call_model *c)
     if (c->P == 1)
         return c->m->gamma * c->Z;
     int per_batch = ravel_comm_spread_out_throttle() / 2;
-    return batches(c->P - 1, per_batch) * c->m->alpha +
+    double waits = batches(c->P - 1, per_batch); /* an empty batch: none */
+    if (waits > c->E_send + c->E_recv)
+        waits = c->E_send + c->E_recv;
+    return waits * c->m->alpha +
            overlap(c->m->o * (c->E_send + c->E_recv) + c->m->gamma * c->Z,
                    direct_bandwidth(c));
+}
+
+static double predict_pairwise(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    double steps = c->E_send + c->E_recv;
+    if (steps > c->P - 1)
+        steps = c->P - 1;
+    return steps * c->m->alpha + c->m->o * (c->E_send + c->E_recv) +
+           direct_bandwidth(c) + c->m->gamma * c->Z;
 }
 
 /* MPI_Alltoall of M-byte blocks as the MPI library chooses it.  MPICH:
@@ -467,6 +493,7 @@ static const struct {
     {"padded-alltoall", predict_padded_alltoall},
     {"padded-bruck", predict_padded_bruck},
     {"two-phase-bruck", predict_two_phase_bruck},
+    {"pairwise", predict_pairwise},
     {"vendor", predict_vendor},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };

@@ -1,8 +1,8 @@
 // What each backend sends, per rank, against the closed forms of its cost
 // model.  Runs under mpiexec; every rank runs every test in the same order.
 //
-//   spread-out, vendor  one message per non-empty block to another rank,
-//                       carrying exactly that block
+//   spread-out, vendor, one message per non-empty block to another rank,
+//   pairwise            carrying exactly that block
 //   padded-alltoall     P-1 messages of M bytes (M = the largest block)
 //   padded-bruck        ceil(log2 P) messages carrying, in all,
 //                       sum_{b=1}^{P-1} popcount(b) blocks of M bytes
@@ -99,7 +99,7 @@ const exchange_shape kShapes[] = {SHAPE_RANDOM, SHAPE_SPARSE, SHAPE_SKEWED,
 
 TEST(CommStats, DirectExchangesSendOneMessagePerNonEmptyBlock)
 {
-    for (const char *backend : {"spread-out", "vendor"})
+    for (const char *backend : {"spread-out", "vendor", "pairwise"})
         for (exchange_shape shape : kShapes) {
             Exchange x = make_exchange(shape, 7);
             uint64_t messages = 0, bytes = 0;

@@ -17,7 +17,8 @@
 namespace {
 
 const char *const kModelled[] = {"vendor", "spread-out", "padded-alltoall",
-                                 "padded-bruck", "two-phase-bruck"};
+                                 "padded-bruck", "two-phase-bruck",
+                                 "pairwise"};
 
 ravel_call_stats random_stats(std::mt19937_64 &rng)
 {

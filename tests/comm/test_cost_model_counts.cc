@@ -82,7 +82,8 @@ ravel_comm_stats run(const char *backend, Call &c)
 }
 
 const char *const kModelled[] = {"vendor", "spread-out", "padded-alltoall",
-                                 "padded-bruck", "two-phase-bruck"};
+                                 "padded-bruck", "two-phase-bruck",
+                                 "pairwise"};
 
 } // namespace
 

@@ -16,6 +16,7 @@ TEST(Registry, EveryDocumentedBackendIsThere)
               &ravel_alltoallv_padded_bruck);
     EXPECT_EQ(ravel_alltoallv_lookup("two-phase-bruck"),
               &ravel_alltoallv_two_phase_bruck);
+    EXPECT_EQ(ravel_alltoallv_lookup("pairwise"), &ravel_alltoallv_pairwise);
     EXPECT_EQ(ravel_alltoallv_lookup("auto"), &ravel_alltoallv_auto);
 }
 
@@ -43,7 +44,7 @@ TEST(Registry, NamesAreUniqueAndListed)
     size_t need = ravel_alltoallv_names(list, sizeof list, ", ");
     EXPECT_EQ(std::string(list),
               "vendor, spread-out, padded-alltoall, padded-bruck, "
-              "two-phase-bruck, auto");
+              "two-phase-bruck, pairwise, auto");
     EXPECT_EQ(need, std::string(list).size() + 1);
     char small[8];
     EXPECT_EQ(ravel_alltoallv_names(small, sizeof small, ", "), need);

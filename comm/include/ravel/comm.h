@@ -10,6 +10,8 @@
  *   padded-bruck     every block padded, then a zero-rotation Bruck exchange
  *   two-phase-bruck  Bruck exchange of exact sizes: at every step a metadata
  *                    message, then the data (Fan et al., HPDC'22)
+ *   pairwise         P-1 steps of one send and one receive each, waited for
+ *                    before the next (Thakur et al.'s long-message algorithm)
  *   auto             per call, the backend ravel/cost_model.h predicts to be
  *                    fastest (every rank picks the same one)
  *
@@ -72,6 +74,7 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_spread_out);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_alltoall);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_pairwise);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
