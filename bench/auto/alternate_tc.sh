@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# alternate_tc.sh BUILD_DIR GRAPH [RUNS]: ravel-tc on one shared graph at 2
+# ranks, RUNS rounds (default 7) of every backend in BACKENDS one after the
+# other, so that a drift in the machine's load hits every backend alike; then
+# each backend's median exchange seconds and auto's ratio to the fastest
+# fixed one.  For a graph whose backends differ by less than the run-to-run
+# spread, where run_real.sh's three runs per backend decide nothing.
+set -euo pipefail
+build=${1:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
+graph=${2:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
+runs=${3:-7}
+backends=${BACKENDS:-"vendor spread-out padded-alltoall padded-bruck two-phase-bruck auto"}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+file=$top/../shared/datasets/suitesparse/$graph.mtx
+[[ -f $file ]] || { echo "alternate_tc.sh: no $file" >&2; exit 1; }
+flags=()
+base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
+[[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+
+echo "# $graph, $runs rounds, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+samples=$(mktemp)
+trap 'rm -f "$samples"' EXIT
+for ((r = 1; r <= runs; r++)); do
+  for b in $backends; do
+    j=$(mpiexec -n 2 "$build/apps/tc/ravel-tc" --quiet --json --comm="$b" \
+          "${flags[@]}" "$file" </dev/null 2>/dev/null)
+    echo "$b $(sed -n 's/.*"comm_seconds": \([0-9.]*\).*/\1/p' <<<"$j")" >>"$samples"
+  done
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { sort -g | awk '{ v[NR] = $1 } END {
+  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+best= best_t= auto_t=
+for b in $backends; do
+  all=$(awk -v b="$b" '$1 == b { printf "%s ", $2 }' "$samples")
+  t=$(awk -v b="$b" '$1 == b { print $2 }' "$samples" | median)
+  printf '%-16s median %.4f s   runs: %s\n' "$b" "$t" "$all"
+  if [[ $b == auto ]]; then auto_t=$t; continue; fi
+  if [[ -z $best_t ]] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
+    best=$b best_t=$t
+  fi
+done
+[[ -n $auto_t ]] && awk -v a="$auto_t" -v b="$best_t" -v n="$best" \
+  'BEGIN { printf "auto / fastest fixed (%s): %.3f\n", n, a / b }'
