@@ -48,6 +48,8 @@ void comm_stats_send(size_t bytes, int metadata)
 
 void comm_stats_receive(void) { stats.posted++; }
 
+void comm_stats_header(size_t bytes) { stats.metadata_bytes += bytes; }
+
 #ifdef SMPI_SHARED_MALLOC
 /* Seconds per byte copied on the simulated machine: a property of the
  * platform studied, like its link bandwidths, so it comes with the platform

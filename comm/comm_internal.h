@@ -65,6 +65,10 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
  * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for
  * counts, offsets or anything else a backend reads back. */
 void *comm_payload_alloc(size_t bytes, int zeroed);
+/* The same, with the first `prefix` bytes private even when payloads are
+ * shared: room for metadata that travels in one message with payload (and
+ * SMPI copies only a message's private bytes, so it arrives intact). */
+void *comm_payload_alloc_private_prefix(size_t bytes, size_t prefix);
 void comm_payload_free(void *buf);
 
 /* Reports `code` the way an MPI function does: logs the last error message
@@ -85,6 +89,10 @@ void comm_stats_add(uint64_t messages, uint64_t bytes);
  * comm_irecv call these). */
 void comm_stats_send(size_t bytes, int metadata);
 void comm_stats_receive(void);
+
+/* Counts `bytes` of a message just sent as metadata (block sizes in a
+ * header in front of data) without counting a metadata message. */
+void comm_stats_header(size_t bytes);
 
 /* Pays the copies charged so far to SMPI's clock (nothing outside SMPI).
  * Called before every message is posted or waited for, and at the end of

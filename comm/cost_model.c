@@ -32,6 +32,14 @@
  *                   (bruck_schedule.h).  4 posted per step.  Every block
  *                   sent is packed once and every block received unpacked
  *                   once: copied = Z_r + sum_k D_k(r) + sum_k D_k(r - 2^k).
+ *  inline-bruck     (P > 1) two-phase Bruck's bytes in one message per step:
+ *                   n_k * 8 bytes of sizes (counted as metadata bytes, in no
+ *                   metadata message) and D_k(r) of data, plus a second
+ *                   message at each step where D_k(r) > E (E =
+ *                   INLINE_BRUCK_EAGER, 64 KiB) with the bytes past the
+ *                   first n_k * 8 + E.  Posted: 2 per step, plus 1 where
+ *                   D_k(r) > E and 1 where D_k(r - 2^k) > E.  Copies as
+ *                   two-phase Bruck's.
  *
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
@@ -91,6 +99,9 @@
  *                   b = total / (P (P-1)), and at step 0 (which moves only
  *                   the rank's own blocks) as n_0 max(b, S / (P-1)).  For
  *                   uniform blocks the estimate is exact.
+ *  inline-bruck     sum_k [alpha + 2 o + beta share_k (8 n_k + D_k)
+ *                   + (alpha + 2 o if D_k > E)] + gamma (Z + 2 sum_k D_k),
+ *                   with two-phase Bruck's estimate of D_k.
  *  Here S, R, Z are max_send, max_recv, max_self and M = max(max_block,
  *  max_self).  Each step of a Bruck exchange waits for the previous one,
  *  so step times add; a direct exchange overlaps its messages within a
@@ -103,6 +114,7 @@
 #include "ravel/cost_model.h"
 
 #include "bruck_schedule.h"
+#include "bruck_transit.h"
 #include "ravel/comm.h"
 
 #include <math.h>
@@ -228,7 +240,10 @@ static void counts_padded_bruck(const call_view *v, ravel_cost_counts *c)
     c->copied += v->S + v->R + 2 * (W - (uint64_t)(v->P - 1)) * v->M;
 }
 
-static void counts_two_phase_bruck(const call_view *v, ravel_cost_counts *c)
+/* two-phase-bruck (sizes in a message of their own) or inline-bruck (in a
+ * header in front of the data, one message per step up to E bytes). */
+static void counts_exact_bruck(const call_view *v, int inline_sizes,
+                               ravel_cost_counts *c)
 {
     c->copied = v->Z;
     if (v->P == 1)
@@ -238,11 +253,17 @@ static void counts_two_phase_bruck(const call_view *v, ravel_cost_counts *c)
         uint64_t n = (uint64_t)ravel_bruck_step_positions(v->P, k, NULL);
         uint64_t out = bruck_step_data(v, v->r, k);
         uint64_t in = bruck_step_data(v, mod(v->r - (1 << k), v->P), k);
-        c->messages += 2;
-        c->metadata_messages += 1;
+        if (inline_sizes) {
+            c->messages += 1 + (out > INLINE_BRUCK_EAGER);
+            c->posted += 2 + (out > INLINE_BRUCK_EAGER) +
+                         (in > INLINE_BRUCK_EAGER);
+        } else {
+            c->messages += 2;
+            c->metadata_messages += 1;
+            c->posted += 4;
+        }
         c->metadata_bytes += 8 * n;
         c->bytes += 8 * n + out;
-        c->posted += 4;
         c->copied += out + in;
     }
 }
@@ -262,7 +283,9 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
     else if (strcmp(name, "padded-bruck") == 0)
         counts_padded_bruck(&v, out);
     else if (strcmp(name, "two-phase-bruck") == 0)
-        counts_two_phase_bruck(&v, out);
+        counts_exact_bruck(&v, 0, out);
+    else if (strcmp(name, "inline-bruck") == 0)
+        counts_exact_bruck(&v, 1, out);
     else
         return -1;
     return 0;
@@ -461,22 +484,44 @@ static double predict_padded_bruck(const call_model *c)
     return t + c->m->gamma * (c->Z + c->S + c->R + 2 * (W - c->P + 1) * c->M);
 }
 
-static double predict_two_phase_bruck(const call_model *c)
+/* The data a rank sends at Bruck step k, D_k, estimated from the
+ * statistics: n_k blocks of the mean size, and at step 0 (which moves only
+ * the rank's own blocks) of max(mean, S / (P - 1)). */
+static double bruck_step_data_estimate(const call_model *c, int k, double n)
+{
+    double b = c->mean_block;
+    if (k == 0 && c->S / (c->P - 1) > b)
+        b = c->S / (c->P - 1);
+    return n * b;
+}
+
+/* A Bruck exchange of exact sizes: `messages` per step, and one more at a
+ * step whose data exceeds `eager` bytes (0: never). */
+static double predict_exact_bruck(const call_model *c, int messages,
+                                  double eager)
 {
     if (c->P == 1)
         return c->m->gamma * c->Z;
     double t = 0.0, forwarded = 0.0;
     for (int k = 0; k < c->L; k++) {
         double n = ravel_bruck_step_positions(c->P, k, NULL);
-        double b = c->mean_block;
-        if (k == 0 && c->S / (c->P - 1) > b)
-            b = c->S / (c->P - 1);
-        double data = n * b;
+        double data = bruck_step_data_estimate(c, k, n);
+        int m = messages + (eager > 0 && data > eager);
         forwarded += data;
-        t += 2 * c->m->alpha + 4 * c->m->o +
+        t += m * (c->m->alpha + 2 * c->m->o) +
              c->m->beta * share(c, 1 << k) * (8 * n + data);
     }
     return t + c->m->gamma * (c->Z + 2 * forwarded);
+}
+
+static double predict_two_phase_bruck(const call_model *c)
+{
+    return predict_exact_bruck(c, 2, 0.0);
+}
+
+static double predict_inline_bruck(const call_model *c)
+{
+    return predict_exact_bruck(c, 1, (double)INLINE_BRUCK_EAGER);
 }
 
 /* The backends the model describes, in the order auto prefers them when
@@ -494,6 +539,7 @@ static const struct {
     {"padded-bruck", predict_padded_bruck},
     {"two-phase-bruck", predict_two_phase_bruck},
     {"pairwise", predict_pairwise},
+    {"inline-bruck", predict_inline_bruck},
     {"vendor", predict_vendor},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };

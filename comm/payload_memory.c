@@ -40,6 +40,21 @@ void *comm_payload_alloc(size_t bytes, int zeroed)
     return zeroed ? calloc(bytes, 1) : malloc(bytes);
 }
 
+void *comm_payload_alloc_private_prefix(size_t bytes, size_t prefix)
+{
+#ifdef SMPI_SHARED_MALLOC
+    if (share_payloads) {
+        if (bytes <= prefix)
+            bytes = prefix + 1; /* SMPI wants a non-empty shared range */
+        size_t shared[2] = {prefix, bytes};
+        return SMPI_PARTIAL_SHARED_MALLOC(bytes, shared, 1);
+    }
+#else
+    (void)prefix;
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
 void comm_payload_free(void *buf)
 {
     if (!buf)

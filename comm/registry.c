@@ -16,6 +16,7 @@ static const backend_entry backends[] = {
     {"padded-bruck", ravel_alltoallv_padded_bruck},
     {"two-phase-bruck", ravel_alltoallv_two_phase_bruck},
     {"pairwise", ravel_alltoallv_pairwise},
+    {"inline-bruck", ravel_alltoallv_inline_bruck},
     /* Last: it chooses among the rows above (cost_model.c). */
     {"auto", ravel_alltoallv_auto},
 };

@@ -19,8 +19,9 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
     const ravel_option options[ENGINE_CLI_OPTIONS] = {
         {"comm", RAVEL_OPT_STRING, &c->comm, "NAME",
          "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck, pairwise, or auto: the one the "
-         "cost model predicts fastest, per iteration, the default)"},
+         "padded-bruck, two-phase-bruck, pairwise, inline-bruck, or auto: "
+         "the one the cost model predicts fastest, per iteration, the "
+         "default)"},
         {"model", RAVEL_OPT_STRING, &c->model, "FILE",
          "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
          "else built-in)"},

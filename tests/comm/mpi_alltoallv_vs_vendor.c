@@ -164,19 +164,20 @@ static void compare(const call_args *a, const char *backend, const char *what,
         fail(what, backend, "a count or displacement array was modified");
 }
 
-static void run_case(ravel_alltoallv_fn fn, const char *backend,
-                     exchange_shape shape, uint64_t seed, buffer_layout layout,
-                     const type_pairing *t, MPI_Comm comm)
+static void run_case_max(ravel_alltoallv_fn fn, const char *backend,
+                         exchange_shape shape, uint64_t seed,
+                         buffer_layout layout, const type_pairing *t, int max,
+                         MPI_Comm comm)
 {
     int P, me;
     MPI_Comm_size(comm, &P);
     MPI_Comm_rank(comm, &me);
     call_args a;
     char what[200];
-    snprintf(what, sizeof what, "shape=%s layout=%s types=%s seed=%llu P=%d",
-             shape_names[shape], layout_names[layout], t->name,
-             (unsigned long long)seed, P);
-    if (build_args(&a, shape, seed, layout, t, P, me, 40) != 0) {
+    snprintf(what, sizeof what, "shape=%s layout=%s types=%s seed=%llu "
+             "max=%d P=%d", shape_names[shape], layout_names[layout], t->name,
+             (unsigned long long)seed, max, P);
+    if (build_args(&a, shape, seed, layout, t, P, me, max) != 0) {
         fail(what, backend, "out of memory building the case");
         free_args(&a);
         return;
@@ -195,6 +196,13 @@ static void run_case(ravel_alltoallv_fn fn, const char *backend,
 }
 
 /* MPI_IN_PLACE: the data comes from, and lands in, the receive buffer. */
+static void run_case(ravel_alltoallv_fn fn, const char *backend,
+                     exchange_shape shape, uint64_t seed, buffer_layout layout,
+                     const type_pairing *t, MPI_Comm comm)
+{
+    run_case_max(fn, backend, shape, seed, layout, t, 40, comm);
+}
+
 static void run_in_place(ravel_alltoallv_fn fn, const char *backend,
                          uint64_t seed, MPI_Comm comm)
 {
@@ -404,6 +412,12 @@ int main(int argc, char **argv)
                          &pairings[t], MPI_COMM_WORLD);
             run_case(fn, name, SHAPE_SKEWED, seed, LAYOUT_REVERSED,
                      &pairings[7], MPI_COMM_WORLD);
+            /* Blocks of up to 160 KB, and one of 400 KB per rank: Bruck
+             * steps of more than 64 KiB (inline-bruck's second message). */
+            run_case_max(fn, name, SHAPE_RANDOM, seed, LAYOUT_GAPS,
+                         &pairings[1], 40000, MPI_COMM_WORLD);
+            run_case_max(fn, name, SHAPE_SKEWED, seed, LAYOUT_PACKED,
+                         &pairings[1], 2000, MPI_COMM_WORLD);
             run_in_place(fn, name, seed, MPI_COMM_WORLD);
             run_case(fn, name, SHAPE_RANDOM, seed, LAYOUT_GAPS, &pairings[2],
                      halves);

@@ -18,7 +18,7 @@ namespace {
 
 const char *const kModelled[] = {"vendor", "spread-out", "padded-alltoall",
                                  "padded-bruck", "two-phase-bruck",
-                                 "pairwise"};
+                                 "pairwise", "inline-bruck"};
 
 ravel_call_stats random_stats(std::mt19937_64 &rng)
 {

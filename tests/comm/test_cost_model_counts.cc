@@ -22,16 +22,20 @@ namespace {
 int rank_, size_;
 
 // The patterns: the shared shapes plus uniform blocks (the shape where the
-// model's estimate of two-phase Bruck's forwarding is exact).
-const int kUniform = SHAPE_COUNT;
+// model's estimate of two-phase Bruck's forwarding is exact) and large
+// blocks among small ones (Bruck steps over inline-bruck's 64 KiB, and
+// under it, on the same rank).
+const int kUniform = SHAPE_COUNT, kLarge = SHAPE_COUNT + 1;
 const int kPatterns[] = {SHAPE_RANDOM,     SHAPE_SPARSE,       SHAPE_ALL_ZERO,
                          SHAPE_ONE_SENDER, SHAPE_ONE_RECEIVER, SHAPE_SKEWED,
-                         kUniform};
+                         kUniform,         kLarge};
 
 uint64_t bytes_of(int pattern, uint64_t seed, int src, int dst)
 {
     if (pattern == kUniform)
         return 40;
+    if (pattern == kLarge)
+        return (src + 2 * dst + (int)seed) % 3 == 0 ? 70000 : 30;
     return (uint64_t)case_count((exchange_shape)pattern, seed, src, dst,
                                 size_, 300);
 }
@@ -83,7 +87,7 @@ ravel_comm_stats run(const char *backend, Call &c)
 
 const char *const kModelled[] = {"vendor", "spread-out", "padded-alltoall",
                                  "padded-bruck", "two-phase-bruck",
-                                 "pairwise"};
+                                 "pairwise", "inline-bruck"};
 
 } // namespace
 
@@ -99,8 +103,9 @@ TEST(CostModelCounts, EveryBackendDoesExactlyWhatTheModelCounts)
                 ASSERT_EQ(ravel_cost_counts_of(backend, size_, rank_,
                                                m.data(), &want),
                           0);
-                const char *shape =
-                    pattern == kUniform ? "uniform" : shape_names[pattern];
+                const char *shape = pattern == kUniform ? "uniform"
+                                    : pattern == kLarge ? "large"
+                                                        : shape_names[pattern];
                 SCOPED_TRACE(std::string(backend) + " " + shape + " P=" +
                              std::to_string(size_) + " rank " +
                              std::to_string(rank_));

@@ -17,6 +17,8 @@ TEST(Registry, EveryDocumentedBackendIsThere)
     EXPECT_EQ(ravel_alltoallv_lookup("two-phase-bruck"),
               &ravel_alltoallv_two_phase_bruck);
     EXPECT_EQ(ravel_alltoallv_lookup("pairwise"), &ravel_alltoallv_pairwise);
+    EXPECT_EQ(ravel_alltoallv_lookup("inline-bruck"),
+              &ravel_alltoallv_inline_bruck);
     EXPECT_EQ(ravel_alltoallv_lookup("auto"), &ravel_alltoallv_auto);
 }
 
@@ -44,7 +46,7 @@ TEST(Registry, NamesAreUniqueAndListed)
     size_t need = ravel_alltoallv_names(list, sizeof list, ", ");
     EXPECT_EQ(std::string(list),
               "vendor, spread-out, padded-alltoall, padded-bruck, "
-              "two-phase-bruck, pairwise, auto");
+              "two-phase-bruck, pairwise, inline-bruck, auto");
     EXPECT_EQ(need, std::string(list).size() + 1);
     char small[8];
     EXPECT_EQ(ravel_alltoallv_names(small, sizeof small, ", "), need);

@@ -12,6 +12,8 @@
  *                    message, then the data (Fan et al., HPDC'22)
  *   pairwise         P-1 steps of one send and one receive each, waited for
  *                    before the next (Thakur et al.'s long-message algorithm)
+ *   inline-bruck     two-phase Bruck with the sizes in a header in front of
+ *                    the data: one message per step (two past 64 KiB)
  *   auto             per call, the backend ravel/cost_model.h predicts to be
  *                    fastest (every rank picks the same one)
  *
@@ -75,6 +77,7 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_alltoall);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_pairwise);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_inline_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
