@@ -42,6 +42,43 @@ static inline int ravel_bruck_is_original(int j, int k)
     return (j & ((1 << k) - 1)) == 0;
 }
 
+/* ---- radix r (radix-bruck) ---------------------------------------------
+ *
+ * The same exchange in base r >= 2 (Bruck et al. give it for any radix;
+ * TuNA, Fan et al. HPDC'25, for non-uniform blocks): ceil(log_r P) rounds;
+ * at round k, for every digit d in [1, r), the positions j whose base-r
+ * digit k is d go to rank + d r^k, as up to r - 1 messages at once.  A
+ * block moves once per non-zero digit of its distance, so fewer hops than
+ * in base 2 (at most log_r P, against log2 P) at the price of more
+ * messages per round.  With r = 2 these are the functions above. */
+
+/* Rounds on P ranks: ceil(log_r P) (0 when P == 1). */
+int ravel_radix_rounds(int P, int r);
+
+/* r^k, for k below ravel_radix_rounds(P, r) (then it is < P). */
+int ravel_radix_stride(int r, int k);
+
+/* Digit k of j in base r. */
+int ravel_radix_digit(int j, int r, int k);
+
+/* The positions j in [1, P) whose digit k is d, in increasing order, into
+ * `positions` (may be NULL to count them); returns how many. */
+int ravel_radix_positions(int P, int r, int k, int d, int positions[]);
+
+/* Most positions of any (round, digit): a message's most blocks. */
+int ravel_radix_max_positions(int P, int r);
+
+/* The round of j's last hop: the index of its highest non-zero digit. */
+int ravel_radix_last_round(int j, int r);
+
+/* Before round k, position j on `rank` holds the block `*src` sends `*dst`
+ * (it has moved by j mod r^k so far). */
+void ravel_radix_block_at(int rank, int j, int k, int r, int P, int *src,
+                          int *dst);
+
+/* Whether position j still holds the rank's own send block before round k. */
+int ravel_radix_is_original(int j, int r, int k);
+
 #ifdef __cplusplus
 }
 #endif

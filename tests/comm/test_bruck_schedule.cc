@@ -9,6 +9,7 @@
 // at every step, and every block must end at its destination.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "bruck_schedule.h"
@@ -117,4 +118,124 @@ TEST(BruckSchedule, LastHopIsHighestBit)
             EXPECT_EQ(ravel_bruck_last_step(j), last_moved[j])
                 << "P=" << P << " j=" << j;
     }
+}
+
+// ---- radix r ----------------------------------------------------------------
+//
+// The same literal simulation in base r: at round k, every slot whose base-r
+// digit k is d (1 <= d < r) goes to rank + d r^k, all digits at once.
+
+namespace {
+
+int brute_force_digit(int j, int r, int k)
+{
+    for (int i = 0; i < k; i++)
+        j /= r;
+    return j % r;
+}
+
+void simulate_round(Buffers &b, int P, int r, int k)
+{
+    Buffers next = b;
+    long stride = 1;
+    for (int i = 0; i < k; i++)
+        stride *= r;
+    for (int x = 0; x < P; x++)
+        for (int j = 1; j < P; j++) {
+            int d = brute_force_digit(j, r, k);
+            if (d)
+                next[(x + d * stride) % P][j] = b[x][j];
+        }
+    b = next;
+}
+
+const int kRadices[] = {2, 3, 4, 5, 7, 8, 16, 100};
+
+} // namespace
+
+TEST(RadixSchedule, RoundsAreCeilLogR)
+{
+    for (int r : kRadices)
+        for (int P = 1; P <= 64; P++) {
+            int rounds = 0;
+            for (long reach = 1; reach < P; reach *= r)
+                rounds++;
+            EXPECT_EQ(ravel_radix_rounds(P, r), rounds) << "P=" << P
+                                                        << " r=" << r;
+        }
+    EXPECT_EQ(ravel_radix_rounds(4096, 4), 6);
+    EXPECT_EQ(ravel_radix_rounds(1000, 10), 3);
+    EXPECT_EQ(ravel_radix_rounds(1001, 10), 4);
+}
+
+TEST(RadixSchedule, RadixTwoIsBruck)
+{
+    for (int P = 1; P <= 64; P++) {
+        ASSERT_EQ(ravel_radix_rounds(P, 2), ravel_bruck_steps(P));
+        for (int k = 0; k < ravel_bruck_steps(P); k++)
+            EXPECT_EQ(ravel_radix_positions(P, 2, k, 1, nullptr),
+                      ravel_bruck_step_positions(P, k, nullptr));
+        EXPECT_EQ(ravel_radix_max_positions(P, 2),
+                  ravel_bruck_max_step_positions(P));
+        for (int j = 1; j < P; j++)
+            EXPECT_EQ(ravel_radix_last_round(j, 2), ravel_bruck_last_step(j));
+    }
+}
+
+TEST(RadixSchedule, MatchesLiteralSimulation)
+{
+    for (int r : kRadices)
+        for (int P = 1; P <= 40; P++) {
+            Buffers b = rotated_start(P);
+            int rounds = ravel_radix_rounds(P, r);
+            std::vector<int> last_moved(P, -1);
+            int seen_most = 0;
+            for (int k = 0; k <= rounds; k++) {
+                for (int x = 0; x < P; x++)
+                    for (int j = 1; j < P; j++) {
+                        int src, dst;
+                        ravel_radix_block_at(x, j, k, r, P, &src, &dst);
+                        ASSERT_EQ(src, b[x][j].src)
+                            << "P=" << P << " r=" << r << " k=" << k
+                            << " rank=" << x << " j=" << j;
+                        ASSERT_EQ(dst, b[x][j].dst) << "P=" << P << " r=" << r;
+                        EXPECT_EQ(ravel_radix_is_original(j, r, k), src == x)
+                            << "P=" << P << " r=" << r << " k=" << k;
+                    }
+                if (k == rounds)
+                    break;
+                int most = ravel_radix_max_positions(P, r);
+                for (int d = 1; d < r; d++) {
+                    std::vector<int> positions(P);
+                    int n = ravel_radix_positions(P, r, k, d,
+                                                  positions.data());
+                    std::vector<int> expected;
+                    for (int j = 1; j < P; j++)
+                        if (brute_force_digit(j, r, k) == d) {
+                            expected.push_back(j);
+                            last_moved[j] = k;
+                        }
+                    ASSERT_EQ(n, (int)expected.size())
+                        << "P=" << P << " r=" << r << " k=" << k << " d=" << d;
+                    for (int i = 0; i < n; i++)
+                        EXPECT_EQ(positions[i], expected[i]);
+                    EXPECT_LE(n, most);
+                    seen_most = std::max(seen_most, n);
+                }
+                for (int j = 1; j < P; j++)
+                    EXPECT_EQ(ravel_radix_digit(j, r, k),
+                              brute_force_digit(j, r, k));
+                simulate_round(b, P, r, k);
+            }
+            for (int x = 0; x < P; x++)
+                for (int j = 1; j < P; j++) {
+                    EXPECT_EQ(b[x][j].dst, x) << "P=" << P << " r=" << r;
+                    EXPECT_EQ(b[x][j].src, ((x - j) % P + P) % P);
+                }
+            for (int j = 1; j < P; j++)
+                EXPECT_EQ(ravel_radix_last_round(j, r), last_moved[j])
+                    << "P=" << P << " r=" << r << " j=" << j;
+            EXPECT_EQ(ravel_radix_max_positions(P, r), seen_most)
+                << "P=" << P << " r=" << r;
+        }
 }
