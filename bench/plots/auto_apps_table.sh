@@ -7,11 +7,23 @@
 # exchange, in which auto's statistics travel, plus the backend call);
 # "backend" is the backend call alone, the part auto's choice changes.
 # The last columns: auto against the best fixed backend on each measure.
+# LOG_DIR may be a colon-separated list, searched in order for each log
+# (a later study's runs first, then the earlier one's); BACKENDS (auto
+# last) chooses the columns.
 set -eu
-[ $# -ge 2 ] || { echo "usage: auto_apps_table.sh LOG_DIR RUN..." >&2; exit 2; }
-dir=$1
+[ $# -ge 2 ] || { echo "usage: auto_apps_table.sh LOG_DIR[:LOG_DIR...] RUN..." >&2; exit 2; }
+dirs=$1
 shift
-backends="spread-out padded-alltoall padded-bruck two-phase-bruck auto"
+backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck auto"}
+find_log() { # RUN BACKEND: the first LOG_DIR holding its log
+  old_ifs=$IFS IFS=:
+  for d in $dirs; do
+    if [ -f "$d/$1.$2.csv" ]; then IFS=$old_ifs; echo "$d/$1.$2.csv"; return; fi
+  done
+  IFS=$old_ifs
+  echo "no log $1.$2.csv in $dirs" >&2
+  return 1
+}
 printf '| run | iterations |'
 for b in $backends; do printf ' %s |' "$b"; done
 echo ' auto / best fixed: exchange | backend |'
@@ -20,8 +32,7 @@ for b in $backends; do printf -- '---:|'; done
 echo '---:|---:|'
 for run in "$@"; do
   for b in $backends; do
-    f=$dir/$run.$b.csv
-    [ -f "$f" ] || { echo "no $f" >&2; exit 1; }
+    f=$(find_log "$run" "$b") || exit 1
     awk -F, -v b="$b" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
       { x += $c["comm_seconds"]; y += $c["backend_seconds"]; n++ }
       END { printf "%s %d %.4f %.4f\n", b, n, x, y }' "$f"

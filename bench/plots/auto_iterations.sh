@@ -20,7 +20,7 @@ done
 choices=$(mktemp)
 trap 'rm -f "$choices"' EXIT
 awk -F, 'NR > 1 && $10 != "none" {
-    i = ($10 == "vendor") ? 0 : ($10 == "spread-out") ? 1 : ($10 == "padded-alltoall") ? 2 : ($10 == "padded-bruck") ? 3 : 4
+    i = ($10 == "vendor") ? 0 : ($10 == "spread-out") ? 1 : ($10 == "padded-alltoall") ? 2 : ($10 == "padded-bruck") ? 3 : ($10 == "two-phase-bruck") ? 4 : ($10 == "pairwise") ? 5 : 6
     print $2, i, $3 }' "$auto" >"$choices"
 gnuplot <<GP
 set terminal pngcairo size 1100,800 font ",10" noenhanced
@@ -34,8 +34,8 @@ plot $plots
 unset logscale y
 set datafile separator whitespace
 set ylabel "auto's choice"
-set ytics ("vendor" 0, "spread-out" 1, "padded-alltoall" 2, "padded-bruck" 3, "two-phase-bruck" 4)
-set yrange [-0.5:4.5]
+set ytics ("vendor" 0, "spread-out" 1, "padded-alltoall" 2, "padded-bruck" 3, "two-phase-bruck" 4, "pairwise" 5, "inline-bruck" 6)
+set yrange [-0.5:6.5]
 set y2label "N (bytes)"
 set y2tics
 set logscale y2

@@ -12,7 +12,8 @@
 #   CSV      appended to (header when new)
 #   P        rank counts (default 128 256 512 1024)
 # Environment: NS (default 16,64,256,1024,2048), DISTS (default "uniform
-# range:50 normal power-law:0.99"), VENDOR_MAX_P (default 128: SimGrid's
+# range:50 normal power-law:0.99"), COMMS (the fixed backends, default
+# every one but vendor), VENDOR_MAX_P (default 128: SimGrid's
 # own alltoallv posts P-1 messages 4 peers at a time, the slowest of all
 # here and the costliest for the host; auto can still choose it), HOST_LOG
 # (host seconds and peak memory per run).
@@ -21,7 +22,7 @@
 # every parameter theta.xml cites; the model is not fitted to these runs.
 set -eu
 if [ $# -lt 2 ]; then
-    sed -n '10,21p' "$0" >&2
+    sed -n '10,22p' "$0" >&2
     exit 2
 fi
 program=$1 csv=$2
@@ -32,7 +33,7 @@ NS=${NS:-16,64,256,1024,2048}
 DISTS=${DISTS:-uniform range:50 normal power-law:0.99}
 VENDOR_MAX_P=${VENDOR_MAX_P:-128}
 for P in "$@"; do
-    comms=spread-out,padded-alltoall,padded-bruck,two-phase-bruck,auto
+    comms=${COMMS:-spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck},auto
     [ "$P" -le "$VENDOR_MAX_P" ] && comms=vendor,$comms
     for dist in $DISTS; do
         start=$(date +%s)

@@ -13,7 +13,7 @@ set -euo pipefail
 [ $# -eq 5 ] || { sed -n '9,11p' "$0" >&2; exit 2; }
 build=$1 out=$2 P=$3 k=$4 n=$5
 top=$(cd "$(dirname "$0")/../.." && pwd)
-backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck auto"}
+backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck auto"}
 mkdir -p "$out/logs"
 csv=$out/kcfa_apps_P$P.csv
 [ -f "$csv" ] || echo "program,backend,P,facts,iterations,exchange_s,host_s" >"$csv"

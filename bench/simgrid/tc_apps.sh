@@ -15,7 +15,7 @@ build=$1 out=$2 P=$3
 shift 3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 shared=$top/../shared/datasets/suitesparse
-backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck auto"}
+backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck auto"}
 mkdir -p "$out/logs"
 csv=$out/tc_apps_P$P.csv
 [ -f "$csv" ] || echo "graph,backend,P,closure_size,iterations,exchange_s,host_s" >"$csv"
