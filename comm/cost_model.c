@@ -68,7 +68,8 @@
  *                   with B = min(ceil((P-1)/b), Es + Er) the batches that
  *                   hold a message (b = throttle/2 rounds per batch; a
  *                   batch without one waits for nothing): the own block is
- *                   copied while the first batch is on the wire.  MPICH's vendor call copies it before
+ *                   copied while the first batch is on the wire.  MPICH's
+ *                   vendor call copies it before
  *                   posting (the self message comes first in its
  *                   schedule), so where the two otherwise tie, spread-out
  *                   is the cheaper by up to gamma Z: at 2 ranks and 4 MiB
@@ -78,8 +79,9 @@
  *                   step costs alpha + 2 o + beta times its block, so
  *                   E alpha + o (Es + Er) + beta q' max(S, R) + gamma Z,
  *                   E = min(P - 1, Es + Er) the steps in which the busiest
- *                   rank sends or receives (at least max(Es, Er), at most
- *                   that: the upper bound errs toward the slower).  The
+ *                   rank sends or receives: the true count lies between
+ *                   max(Es, Er) and E, and the upper bound errs toward the
+ *                   slower.  The
  *                   own block's copy overlaps the first step; that saving
  *                   (at most one step) is not credited.
  *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
