@@ -46,7 +46,7 @@ void ravel_bruck_block_at(int rank, int j, int k, int P, int *src, int *dst)
     *dst = (*src + j) % P;
 }
 
-/* ---- radix r -------------------------------------------------------------- */
+/* ---- radix r ----------------------------------------------------------- */
 
 int ravel_radix_rounds(int P, int r)
 {
