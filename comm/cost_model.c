@@ -69,11 +69,11 @@
  *                   hold a message (b = throttle/2 rounds per batch; a
  *                   batch without one waits for nothing): the own block is
  *                   copied while the first batch is on the wire.  MPICH's
- *                   vendor call copies it before
- *                   posting (the self message comes first in its
- *                   schedule), so where the two otherwise tie, spread-out
- *                   is the cheaper by up to gamma Z: at 2 ranks and 4 MiB
- *                   blocks on this project's machine 316 against 344 us
+ *                   vendor call copies it before posting (the self message
+ *                   comes first in its schedule), so where the two
+ *                   otherwise tie, spread-out is the cheaper by up to
+ *                   gamma Z: at 2 ranks and 4 MiB blocks on this project's
+ *                   machine 316 against 344 us
  *                   (bench/results/auto/README.md).
  *  pairwise         one step per peer, each waiting for the one before: a
  *                   step costs alpha + 2 o + beta times its block, so
@@ -81,9 +81,8 @@
  *                   E = min(P - 1, Es + Er) the steps in which the busiest
  *                   rank sends or receives: the true count lies between
  *                   max(Es, Er) and E, and the upper bound errs toward the
- *                   slower.  The
- *                   own block's copy overlaps the first step; that saving
- *                   (at most one step) is not credited.
+ *                   slower.  The own block's copy overlaps the first step;
+ *                   that saving (at most one step) is not credited.
  *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
  *                   picks it (Bruck for M <= 256 and P >= 8: L (alpha + 2 o)
  *                   + beta sum_k share_k n_k M + gamma (2 P M + 2 W M) for

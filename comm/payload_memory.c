@@ -52,7 +52,7 @@ void *comm_payload_alloc_private_prefix(size_t bytes, size_t prefix)
 #else
     (void)prefix;
 #endif
-    return malloc(bytes ? bytes : 1);
+    return comm_payload_alloc(bytes, 0); /* private anyway */
 }
 
 void comm_payload_free(void *buf)

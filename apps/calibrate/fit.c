@@ -33,9 +33,9 @@
  * about 10% (copies leave the caches there).  When a fitted value is not
  * usable, the fallback (flagged in the file) is what the data bound
  * directly: the slope between the two largest points if that one is
- * usable, else the largest point's t / x (an upper bound: all of its time charged to its size); the
- * intercept (when it is a parameter, as alpha is) the smallest point's
- * time. */
+ * usable, else the largest point's t / x (an upper bound: all of its time
+ * charged to its size); the intercept (when it is a parameter, as alpha
+ * is) the smallest point's time. */
 #include "calibrate.h"
 
 #include <math.h>

@@ -28,8 +28,7 @@ for ((r = 1; r <= runs; r++)); do
   done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-median() { sort -g | awk '{ v[NR] = $1 } END {
-  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/auto/median.sh"
 best= best_t= auto_t=
 for b in $backends; do
   all=$(awk -v b="$b" '$1 == b { printf "%s ", $2 }' "$samples")

@@ -8,9 +8,7 @@
 set -eu
 dir=${1:?usage: real_table.sh RESULTS_DIR}
 
-median() { sort -g | awk '{ v[NR] = $1 } END {
-  if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-  else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/median.sh"
 
 echo "| N (B) | fastest fixed | its us | auto us (ratio) | auto+hint us (ratio) | auto chose |"
 echo "|---:|---|---:|---:|---:|---|"
