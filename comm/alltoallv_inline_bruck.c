@@ -113,7 +113,8 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
         return err;
     memcpy(s->b.outgoing + s->room - header, s->b.sizes_out, header);
     if (too_big == MPI_SUCCESS)
-        bruck_pack_blocks(x, &s->b, k, n, s->b.outgoing + s->room);
+        bruck_pack_blocks(x, &s->b, k, n, s->b.positions,
+                          s->b.outgoing + s->room);
     comm_stats_header(header);
 
     MPI_Request first_in, pending[3]; /* the sends, then the second receive */
@@ -159,7 +160,8 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
         size_t in_first = in_data - rest_in;
         bruck_arrival a = {{s->b.incoming + s->room, s->rest},
                            {in_first, rest_in}};
-        err = bruck_unpack_blocks(x, &s->b, k, n, &a);
+        err = bruck_unpack_blocks(x, &s->b, k, n, s->b.positions,
+                                  s->b.sizes_in, &a);
     }
     return err;
 }
@@ -172,7 +174,7 @@ static int inline_bruck_kernel(const comm_exchange *x)
         return err;
     inline_state s = {0};
     s.room = (size_t)ravel_bruck_max_step_positions(P) * sizeof(uint64_t);
-    err = bruck_state_allocate(&s.b, P, "inline Bruck");
+    err = bruck_state_allocate(&s.b, P, 2, "inline Bruck");
     for (int k = 0; err == MPI_SUCCESS && k < ravel_bruck_steps(P); k++)
         err = inline_step(x, &s, k);
     bruck_state_release(&s.b);

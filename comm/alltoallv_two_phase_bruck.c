@@ -65,7 +65,7 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
         err = bruck_staging_grow(&s->outgoing, &s->outgoing_size, out_bytes,
                                  0, "send staging");
     if (err == MPI_SUCCESS) {
-        bruck_pack_blocks(x, s, k, n, s->outgoing);
+        bruck_pack_blocks(x, s, k, n, s->positions, s->outgoing);
         err = bruck_staging_grow(&s->incoming, &s->incoming_size, in_bytes,
                                  0, "receive staging");
     }
@@ -74,7 +74,7 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
                        TAG_DATA, 0);
     if (err == MPI_SUCCESS) {
         bruck_arrival a = {{s->incoming, NULL}, {in_bytes, 0}};
-        err = bruck_unpack_blocks(x, s, k, n, &a);
+        err = bruck_unpack_blocks(x, s, k, n, s->positions, s->sizes_in, &a);
     }
     return err;
 }
@@ -86,7 +86,7 @@ static int two_phase_bruck_kernel(const comm_exchange *x)
     if (err != MPI_SUCCESS || P == 1)
         return err;
     bruck_state s = {0};
-    err = bruck_state_allocate(&s, P, "two-phase Bruck");
+    err = bruck_state_allocate(&s, P, 2, "two-phase Bruck");
     for (int k = 0; err == MPI_SUCCESS && k < ravel_bruck_steps(P); k++)
         err = two_phase_step(x, &s, k);
     bruck_state_release(&s);

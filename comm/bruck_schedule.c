@@ -83,17 +83,50 @@ int ravel_radix_positions(int P, int r, int k, int d, int positions[])
     return n;
 }
 
+int ravel_radix_count(int P, int r, int k, int d)
+{
+    /* Digit k runs through 0..r-1, each for `stride` consecutive j, in
+     * cycles of r * stride: full cycles, then what the last partial cycle
+     * holds of digit d.  j = 0 has digit 0, so [0, P) counts as [1, P). */
+    long long stride = ravel_radix_stride(r, k), cycle = stride * r;
+    long long n = (P / cycle) * stride, rest = P % cycle - d * stride;
+    if (rest > 0)
+        n += rest < stride ? rest : stride;
+    return (int)n;
+}
+
+void ravel_radix_round_positions(int P, int r, int k, int positions[],
+                                 int first[])
+{
+    int stride = ravel_radix_stride(r, k);
+    for (int d = 0; d <= r; d++)
+        first[d] = 0;
+    for (int j = 1; j < P; j++) /* count each digit, at first[d + 1] */
+        first[(j / stride) % r + 1]++;
+    first[1] = 0; /* digit 0 stays */
+    for (int d = 2; d <= r; d++)
+        first[d] += first[d - 1];
+    /* first[d] is now where digit d's positions start; fill in order, then
+     * step the starts back (each advanced by its count). */
+    for (int j = 1; j < P; j++) {
+        int d = (j / stride) % r;
+        if (d)
+            positions[first[d]++] = j;
+    }
+    for (int d = r; d >= 2; d--)
+        first[d] = first[d - 1];
+    first[1] = 0;
+}
+
 int ravel_radix_max_positions(int P, int r)
 {
+    /* Digit 1 is never rarer than a higher digit in the same round. */
     int most = 0;
-    for (int k = 0; k < ravel_radix_rounds(P, r); k++)
-        for (int d = 1; d < r; d++) {
-            int n = ravel_radix_positions(P, r, k, d, 0);
-            if (n > most)
-                most = n;
-            if (n == 0)
-                break; /* digits above d do not occur at round k either */
-        }
+    for (int k = 0; k < ravel_radix_rounds(P, r); k++) {
+        int n = ravel_radix_count(P, r, k, 1);
+        if (n > most)
+            most = n;
+    }
     return most;
 }
 

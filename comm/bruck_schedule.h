@@ -65,6 +65,17 @@ int ravel_radix_digit(int j, int r, int k);
  * `positions` (may be NULL to count them); returns how many. */
 int ravel_radix_positions(int P, int r, int k, int d, int positions[]);
 
+/* How many positions j in [1, P) have digit k equal to d (1 <= d < r):
+ * a closed form, so the cost model need not list them. */
+int ravel_radix_count(int P, int r, int k, int d);
+
+/* All the positions that move in round k, grouped by digit in one pass:
+ * those of digit d (1 <= d < r) are positions[first[d] .. first[d + 1]),
+ * in increasing order.  positions has room for P - 1, first for r + 1
+ * entries (first[0] = first[1] = 0: digit 0 does not move). */
+void ravel_radix_round_positions(int P, int r, int k, int positions[],
+                                 int first[]);
+
 /* Most positions of any (round, digit): a message's most blocks. */
 int ravel_radix_max_positions(int P, int r);
 

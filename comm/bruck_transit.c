@@ -57,9 +57,16 @@ static int transit_slot(bruck_transit *t, int j, size_t len, char **out)
     return MPI_SUCCESS;
 }
 
-int bruck_state_allocate(bruck_state *s, int P, const char *who)
+size_t radix_bruck_eager(int radix)
 {
-    size_t most = (size_t)ravel_bruck_max_step_positions(P);
+    size_t share = INLINE_BRUCK_EAGER / (size_t)(radix > 2 ? radix - 1 : 1);
+    return share > RADIX_BRUCK_MIN_EAGER ? share : RADIX_BRUCK_MIN_EAGER;
+}
+
+int bruck_state_allocate(bruck_state *s, int P, int radix, const char *who)
+{
+    size_t most = (size_t)P;
+    s->radix = radix;
     s->positions = malloc(most * sizeof *s->positions);
     s->sizes_out = malloc(most * sizeof *s->sizes_out);
     s->sizes_in = malloc(most * sizeof *s->sizes_in);
@@ -87,11 +94,12 @@ void bruck_state_release(bruck_state *s)
     free(s->transit.slot_cap);
 }
 
-/* The block at position j before step k: the caller's, or one in transit. */
+/* The block at position j before round k: the caller's, or one in
+ * transit. */
 static const char *block_at(const comm_exchange *x, const bruck_state *s,
                             int j, int k, size_t *len)
 {
-    if (ravel_bruck_is_original(j, k)) {
+    if (ravel_radix_is_original(j, s->radix, k)) {
         int dst = (x->ctx->rank + j) % x->ctx->size;
         *len = x->send_bytes[dst];
         /* An empty block may sit at a NULL buffer (legal with zero
@@ -102,26 +110,33 @@ static const char *block_at(const comm_exchange *x, const bruck_state *s,
     return s->transit.slot[j];
 }
 
+size_t bruck_block_sizes(const comm_exchange *x, const bruck_state *s, int k,
+                         int n, const int positions[], uint64_t sizes[])
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        block_at(x, s, positions[i], k, &len);
+        sizes[i] = len;
+        total += len;
+    }
+    return total;
+}
+
 int bruck_step_sizes(const comm_exchange *x, bruck_state *s, int k,
                      size_t *total)
 {
     int n = ravel_bruck_step_positions(x->ctx->size, k, s->positions);
-    *total = 0;
-    for (int i = 0; i < n; i++) {
-        size_t len;
-        block_at(x, s, s->positions[i], k, &len);
-        s->sizes_out[i] = len;
-        *total += len;
-    }
+    *total = bruck_block_sizes(x, s, k, n, s->positions, s->sizes_out);
     return n;
 }
 
 void bruck_pack_blocks(const comm_exchange *x, const bruck_state *s, int k,
-                       int n, char *to)
+                       int n, const int positions[], char *to)
 {
     for (int i = 0; i < n; i++) {
         size_t len;
-        const char *block = block_at(x, s, s->positions[i], k, &len);
+        const char *block = block_at(x, s, positions[i], k, &len);
         if (len) { /* an empty block may sit at a null staging buffer */
             comm_copy(to, block, len);
             to += len;
@@ -156,16 +171,17 @@ static int take(const bruck_arrival *a, int *piece, size_t *at, char *to,
 }
 
 int bruck_unpack_blocks(const comm_exchange *x, bruck_state *s, int k, int n,
+                        const int positions[], const uint64_t sizes[],
                         const bruck_arrival *a)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     int piece = 0;
     size_t at = 0;
     for (int i = 0; i < n; i++) {
-        int j = s->positions[i];
-        size_t len = (size_t)s->sizes_in[i];
+        int j = positions[i];
+        size_t len = (size_t)sizes[i];
         char *to = NULL;
-        if (ravel_bruck_last_step(j) == k) {
+        if (ravel_radix_last_round(j, s->radix) == k) {
             int src = ((me - j) % P + P) % P;
             if (len != x->recv_bytes[src])
                 return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu "

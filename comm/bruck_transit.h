@@ -1,9 +1,12 @@
 /* bruck_transit.h: the bookkeeping that the Bruck exchanges of exact sizes
- * (two-phase-bruck, inline-bruck) share: which block each moving position
- * holds, packing the blocks of a step, and where the blocks a step brings
- * go (the receive buffer on their last hop, else a working buffer).  How
- * the sizes travel is each backend's own: in a message of their own, or in
- * a header in front of the data.
+ * (two-phase-bruck, inline-bruck, radix-bruck) share: which block each
+ * moving position holds, packing the blocks of a message, and where the
+ * blocks a message brings go (the receive buffer on their last hop, else a
+ * working buffer).  In radix r (bruck_schedule.h), a message of round k
+ * and digit d carries the positions whose digit k is d; the binary
+ * backends are radix 2, digit 1, one message per step.  How the sizes
+ * travel is each backend's own: in a message of their own, or in a header
+ * in front of the data.
  *
  * Blocks in transit live in chunks that are never moved: when a block does
  * not fit its position's slot, it gets a new slot at the end of the current
@@ -37,10 +40,19 @@ typedef struct {
     size_t *slot_cap;  /* [P] room at slot[j] (0: no slot yet) */
 } bruck_transit;
 
+/* radix-bruck: the bound of each of a round's up to r - 1 messages, the
+ * same on every rank: INLINE_BRUCK_EAGER shared among them, so that the
+ * receive staging of a round stays near 64 KiB whatever r, but at least
+ * RADIX_BRUCK_MIN_EAGER, below which a header of many sizes would crowd
+ * out the data. */
+#define RADIX_BRUCK_MIN_EAGER ((size_t)1024)
+size_t radix_bruck_eager(int radix);
+
 typedef struct {
-    int *positions;      /* the positions moving at the current step */
-    uint64_t *sizes_out; /* sizes of the blocks sent this step */
-    uint64_t *sizes_in;  /* sizes of the blocks received */
+    int radix;           /* 2 for the binary backends */
+    int *positions;      /* [P] the positions moving in the current round */
+    uint64_t *sizes_out; /* [P] sizes of the blocks sent, by position index */
+    uint64_t *sizes_in;  /* [P] sizes of the blocks received */
     char *outgoing;      /* send staging */
     size_t outgoing_size;
     char *incoming;      /* receive staging */
@@ -48,9 +60,9 @@ typedef struct {
     bruck_transit transit;
 } bruck_state;
 
-/* Allocates the per-call arrays for P ranks; `who` names the backend in
- * the error. */
-int bruck_state_allocate(bruck_state *s, int P, const char *who);
+/* Allocates the per-call arrays for P ranks in radix r (2 <= r <= P);
+ * `who` names the backend in the error. */
+int bruck_state_allocate(bruck_state *s, int P, int radix, const char *who);
 void bruck_state_release(bruck_state *s);
 
 /* Room for `need` bytes in a staging buffer whose old contents are dead:
@@ -60,14 +72,19 @@ void bruck_state_release(bruck_state *s);
 int bruck_staging_grow(char **buf, size_t *size, size_t need,
                        size_t private_prefix, const char *what);
 
-/* Fills s->positions with the n positions that move at step k, and
- * s->sizes_out with their blocks' sizes; returns n, *total their sum. */
+/* Fills sizes[] with the sizes, before round k, of the blocks at the n
+ * positions[] (ravel_radix_round_positions); returns their sum. */
+size_t bruck_block_sizes(const comm_exchange *x, const bruck_state *s, int k,
+                         int n, const int positions[], uint64_t sizes[]);
+
+/* Binary: s->positions and s->sizes_out for step k (digit 1). */
 int bruck_step_sizes(const comm_exchange *x, bruck_state *s, int k,
                      size_t *total);
 
-/* Copies the n blocks that move at step k, back to back, to `to`. */
+/* Copies the blocks at the n positions[] of round k, back to back, to
+ * `to`. */
 void bruck_pack_blocks(const comm_exchange *x, const bruck_state *s, int k,
-                       int n, char *to);
+                       int n, const int positions[], char *to);
 
 /* The bytes a step brought, in up to two pieces (first[0..len0) then
  * second[0..len1)): blocks of s->sizes_in back to back, possibly split
@@ -77,10 +94,13 @@ typedef struct {
     size_t len[2];
 } bruck_arrival;
 
-/* Puts the n blocks of step k, of sizes s->sizes_in, where they go: the
- * receive buffer on their last hop (their size checked against the
- * caller's count: MPI_ERR_TRUNCATE), else a working slot. */
+/* Puts the n blocks that round k brought to positions[], of sizes[],
+ * where they go: the receive buffer on their last hop (their size checked
+ * against the caller's count: MPI_ERR_TRUNCATE), else a working slot.
+ * Every block that leaves a position in round k must be packed before a
+ * block of that round is unpacked: it may land in the same slot. */
 int bruck_unpack_blocks(const comm_exchange *x, bruck_state *s, int k, int n,
+                        const int positions[], const uint64_t sizes[],
                         const bruck_arrival *a);
 
 #endif

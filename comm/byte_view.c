@@ -231,6 +231,18 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
                     const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    return comm_run_kernel_param(kernel, name, 0, sendbuf, sendcounts,
+                                 sdispls, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtype, comm);
+}
+
+int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
+                          const void *sendbuf, const int sendcounts[],
+                          const int sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm)
+{
     ravel_error_clear();
     comm_context *ctx;
     int err = comm_context_get(comm, &ctx);
@@ -288,7 +300,7 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
     }
 
     comm_exchange x = {send_base, recv_base, sizes, offsets,
-                       sizes + P, offsets + P, ctx};
+                       sizes + P, offsets + P, ctx, param};
     err = kernel(&x);
     comm_charge_flush(); /* the last unpacking */
     if (err == MPI_SUCCESS && !rt.dense)

@@ -49,6 +49,8 @@ typedef struct {
     const size_t *recv_bytes;    /* [P] bytes expected from rank i */
     const MPI_Aint *recv_offset; /* [P] where they go */
     const comm_context *ctx;
+    int param;                   /* the backend's parameter from its name
+                                    (radix-bruck's radix); 0 if none */
 } comm_exchange;
 
 typedef int (*comm_kernel)(const comm_exchange *x);
@@ -60,6 +62,24 @@ int comm_run_kernel(comm_kernel kernel, const char *name, const void *sendbuf,
                     MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm);
+
+/* The same, for a backend with a parameter (x->param). */
+int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
+                          const void *sendbuf, const int sendcounts[],
+                          const int sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm);
+
+/* radix-bruck: the radix of the plain name, and the backend of radix r
+ * (>= 2) under the name "radix-bruck:r": one of a few entry points, bound
+ * to r on first use; NULL with the error set when all are taken. */
+#define RADIX_BRUCK_DEFAULT 4
+ravel_alltoallv_fn comm_radix_bruck_fn(int radix);
+/* The radix a radix-bruck name stands for ("radix-bruck": the default,
+ * "radix-bruck:R": R when the registry would accept it); 0 for any other
+ * name. */
+int comm_radix_of_name(const char *name);
 
 /* Staging buffers for payload (payload_memory.c): malloc, or calloc when
  * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for

@@ -40,6 +40,20 @@
  *                   first n_k * 8 + E.  Posted: 2 per step, plus 1 where
  *                   D_k(r) > E and 1 where D_k(r - 2^k) > E.  Copies as
  *                   two-phase Bruck's.
+ *  radix-bruck      (P > 1) radix r' = min(r, P), K = ceil(log_r' P) rounds.
+ *                   n_kd = the j in [1, P) whose base-r' digit k is d;
+ *                   D_kd(r) the sum of the blocks at those positions before
+ *                   round k (position j holds the block from src = r - (j
+ *                   mod r'^k) to src + j).  For every (k, d) with n_kd > 0:
+ *                   one message of n_kd * 8 bytes of sizes (metadata bytes,
+ *                   no metadata message) and D_kd(r) of data, plus a second
+ *                   where D_kd(r) > E_r' = max(E / (r' - 1), 1 KiB);
+ *                   posted 2, plus 1 where D_kd(r) > E_r' and 1 where
+ *                   D_kd(r - d r'^k) > E_r'.  copied = Z_r + sum_kd D_kd(r)
+ *                   + sum_kd D_kd(r - d r'^k): every block packed and
+ *                   unpacked once per hop.  With r' = 2 these are
+ *                   inline-bruck's counts (up to the eager bound: 64 KiB
+ *                   there, the same here).
  *
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
@@ -103,6 +117,16 @@
  *  inline-bruck     sum_k [alpha + 2 o + beta share_k (8 n_k + D_k)
  *                   + (alpha + 2 o if D_k > E)] + gamma (Z + 2 sum_k D_k),
  *                   with two-phase Bruck's estimate of D_k.
+ *  radix-bruck      a round's messages are in flight together, so a round
+ *                   pays one latency and every message's posting:
+ *                   sum_k [alpha + 2 o m_k + beta sum_d share_kd (8 n_kd
+ *                   + D_kd) + (alpha + 2 o x_k if x_k > 0)] + gamma (Z +
+ *                   2 sum D_kd), m_k the digits with positions, x_k those
+ *                   whose estimated D_kd exceeds E_r' (a second message,
+ *                   posted once the header has come), share_kd the share at
+ *                   distance d r'^k, and D_kd estimated as two-phase
+ *                   Bruck's D_k (n_kd mean blocks; at round 0 of max(mean,
+ *                   S / (P-1))).
  *  Here S, R, Z are max_send, max_recv, max_self and M = max(max_block,
  *  max_self).  Each step of a Bruck exchange waits for the previous one,
  *  so step times add; a direct exchange overlaps its messages within a
@@ -269,6 +293,47 @@ static void counts_exact_bruck(const call_view *v, int inline_sizes,
     }
 }
 
+/* D_kd(r): data bytes rank r sends in radix-bruck's message (k, d). */
+static uint64_t radix_message_data(const call_view *v, int radix, int r,
+                                   int k, int d)
+{
+    uint64_t data = 0;
+    for (int j = 1; j < v->P; j++) {
+        if (ravel_radix_digit(j, radix, k) != d)
+            continue;
+        int src, dst;
+        ravel_radix_block_at(r, j, k, radix, v->P, &src, &dst);
+        data += block(v, src, dst);
+    }
+    return data;
+}
+
+static void counts_radix_bruck(const call_view *v, int radix,
+                               ravel_cost_counts *c)
+{
+    c->copied = v->Z;
+    if (v->P == 1)
+        return;
+    int r = radix < v->P ? radix : v->P;
+    uint64_t eager = radix_bruck_eager(r);
+    for (int k = 0; k < ravel_radix_rounds(v->P, r); k++) {
+        int stride = ravel_radix_stride(r, k);
+        for (int d = 1; d < r; d++) {
+            uint64_t n = (uint64_t)ravel_radix_count(v->P, r, k, d);
+            if (n == 0)
+                break; /* no higher digit occurs in this round either */
+            int from = mod(v->r - (int)((long long)d * stride % v->P), v->P);
+            uint64_t out = radix_message_data(v, r, v->r, k, d);
+            uint64_t in = radix_message_data(v, r, from, k, d);
+            c->messages += 1 + (out > eager);
+            c->posted += 2 + (out > eager) + (in > eager);
+            c->metadata_bytes += 8 * n;
+            c->bytes += 8 * n + out;
+            c->copied += out + in;
+        }
+    }
+}
+
 int ravel_cost_counts_of(const char *name, int P, int rank,
                          const uint64_t sizes[], ravel_cost_counts *out)
 {
@@ -287,6 +352,8 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
         counts_exact_bruck(&v, 0, out);
     else if (strcmp(name, "inline-bruck") == 0)
         counts_exact_bruck(&v, 1, out);
+    else if (comm_radix_of_name(name) > 0)
+        counts_radix_bruck(&v, comm_radix_of_name(name), out);
     else
         return -1;
     return 0;
@@ -525,6 +592,38 @@ static double predict_inline_bruck(const call_model *c)
     return predict_exact_bruck(c, 1, (double)INLINE_BRUCK_EAGER);
 }
 
+static double predict_radix(const call_model *c, int radix)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    int r = radix < c->P ? radix : c->P;
+    double eager = (double)radix_bruck_eager(r), t = 0.0, forwarded = 0.0;
+    for (int k = 0; k < ravel_radix_rounds(c->P, r); k++) {
+        int stride = ravel_radix_stride(r, k), messages = 0, second = 0;
+        double bytes = 0.0;
+        for (int d = 1; d < r; d++) {
+            double n = ravel_radix_count(c->P, r, k, d);
+            if (n == 0)
+                break;
+            double data = bruck_step_data_estimate(c, k, n);
+            messages++;
+            second += data > eager;
+            forwarded += data;
+            bytes += share(c, (int)((long long)d * stride % c->P)) *
+                     (8 * n + data);
+        }
+        t += c->m->alpha + 2 * c->m->o * messages + c->m->beta * bytes;
+        if (second)
+            t += c->m->alpha + 2 * c->m->o * second;
+    }
+    return t + c->m->gamma * (c->Z + 2 * forwarded);
+}
+
+static double predict_radix_bruck(const call_model *c)
+{
+    return predict_radix(c, RADIX_BRUCK_DEFAULT);
+}
+
 /* The backends the model describes, in the order auto prefers them when
  * predictions tie: ravel's own before the vendor's, whose internals the
  * model only estimates (at 2 ranks with no own block MPICH's
@@ -541,6 +640,7 @@ static const struct {
     {"two-phase-bruck", predict_two_phase_bruck},
     {"pairwise", predict_pairwise},
     {"inline-bruck", predict_inline_bruck},
+    {"radix-bruck", predict_radix_bruck},
     {"vendor", predict_vendor},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };
@@ -553,7 +653,8 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
     for (size_t i = 0; name && i < PREDICTORS; i++)
         if (strcmp(predictors[i].name, name) == 0)
             return predictors[i].predict(&c);
-    return -1.0;
+    int radix = name ? comm_radix_of_name(name) : 0;
+    return radix > 0 ? predict_radix(&c, radix) : -1.0;
 }
 
 const char *ravel_cost_choose(const ravel_cost_params *m,

@@ -1,7 +1,14 @@
 /* The table of backends: the one place that maps a name to an algorithm.
- * Adding a backend is its file plus one row here. */
-#include "ravel/comm.h"
+ * Adding a backend is its file plus one row here.  A backend with a
+ * parameter (radix-bruck:R) has a fixed row for its default and a family
+ * row that parses the parameter; every parameterized name looked up joins
+ * the table after the fixed rows, so that logs and auto's choices can name
+ * it by index like any other. */
+#include "comm_internal.h"
 
+#include "ravel/error.h"
+
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -17,25 +24,115 @@ static const backend_entry backends[] = {
     {"two-phase-bruck", ravel_alltoallv_two_phase_bruck},
     {"pairwise", ravel_alltoallv_pairwise},
     {"inline-bruck", ravel_alltoallv_inline_bruck},
+    {"radix-bruck", ravel_alltoallv_radix_bruck},
     /* Last: it chooses among the rows above (cost_model.c). */
     {"auto", ravel_alltoallv_auto},
 };
 
 enum { BACKEND_COUNT = sizeof backends / sizeof backends[0] };
 
+/* Families NAME:PARAM: the parameter is a whole number >= min_param,
+ * written in decimal without sign or leading zeros (one spelling per
+ * backend, so that a name found in a log looks itself up). */
+static const struct {
+    const char *prefix; /* up to and including the colon */
+    int min_param;
+    const char *forms;  /* for the error message */
+    ravel_alltoallv_fn (*make)(int param);
+} families[] = {
+    {"radix-bruck:", 2,
+     "radix-bruck:R for a whole number R >= 2, e.g. radix-bruck:8",
+     comm_radix_bruck_fn},
+};
+enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
+
+enum { EXTRA_MAX = 32, EXTRA_NAME = 32 };
+static struct {
+    char name[EXTRA_NAME];
+    ravel_alltoallv_fn fn;
+} extra[EXTRA_MAX];
+static size_t extra_count;
+
+/* The parameter of `text`, or -1 when it is not canonical decimal or does
+ * not fit in an int. */
+static int parse_param(const char *text)
+{
+    if (text[0] < '1' || text[0] > '9')
+        return -1;
+    long long v = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c < '0' || *c > '9' || v > 0x7fffffff)
+            return -1;
+        v = 10 * v + (*c - '0');
+    }
+    return v > 0x7fffffff ? -1 : (int)v;
+}
+
+int comm_radix_of_name(const char *name)
+{
+    static const char prefix[] = "radix-bruck:";
+    if (strcmp(name, "radix-bruck") == 0)
+        return RADIX_BRUCK_DEFAULT;
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    int radix = parse_param(name + sizeof prefix - 1);
+    return radix >= 2 ? radix : 0;
+}
+
+static ravel_alltoallv_fn lookup_family(const char *name, size_t f)
+{
+    const char *text = name + strlen(families[f].prefix);
+    int param = parse_param(text);
+    if (param < families[f].min_param) {
+        ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend: '%s' is not a "
+                        "whole number >= %d written in decimal (accepted: "
+                        "%s)", name, text, families[f].min_param,
+                        families[f].forms);
+        return NULL;
+    }
+    if (strlen(name) >= EXTRA_NAME || extra_count == EXTRA_MAX) {
+        ravel_error_set(MPI_ERR_ARG, "'%s': too many parameterized backends "
+                        "in one process (at most %d)", name, EXTRA_MAX);
+        return NULL;
+    }
+    ravel_alltoallv_fn fn = families[f].make(param);
+    if (fn) {
+        strcpy(extra[extra_count].name, name);
+        extra[extra_count++].fn = fn;
+    }
+    return fn;
+}
+
 ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name)
 {
-    for (size_t i = 0; name && i < BACKEND_COUNT; i++)
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < BACKEND_COUNT; i++)
         if (strcmp(backends[i].name, name) == 0)
             return backends[i].fn;
+    for (size_t i = 0; i < extra_count; i++)
+        if (strcmp(extra[i].name, name) == 0)
+            return extra[i].fn;
+    for (size_t f = 0; f < FAMILY_COUNT; f++)
+        if (strncmp(name, families[f].prefix, strlen(families[f].prefix)) == 0)
+            return lookup_family(name, f);
+    char names[512];
+    ravel_alltoallv_names(names, sizeof names, ", ");
+    ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend (one of: %s; or %s)",
+                    name, names, families[0].forms);
     return NULL;
 }
 
-size_t ravel_alltoallv_count(void) { return BACKEND_COUNT; }
+size_t ravel_alltoallv_fixed_count(void) { return BACKEND_COUNT; }
+
+size_t ravel_alltoallv_count(void) { return BACKEND_COUNT + extra_count; }
 
 const char *ravel_alltoallv_name(size_t i)
 {
-    return i < BACKEND_COUNT ? backends[i].name : NULL;
+    if (i < BACKEND_COUNT)
+        return backends[i].name;
+    return i < BACKEND_COUNT + extra_count ? extra[i - BACKEND_COUNT].name
+                                           : NULL;
 }
 
 size_t ravel_alltoallv_names(char *buf, size_t buflen, const char *sep)

@@ -2,6 +2,7 @@
 #include "engine_cli.h"
 
 #include <ravel/comm.h>
+#include <ravel/error.h>
 #include <ravel/log.h>
 
 #include <string.h>
@@ -19,9 +20,9 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
     const ravel_option options[ENGINE_CLI_OPTIONS] = {
         {"comm", RAVEL_OPT_STRING, &c->comm, "NAME",
          "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck, pairwise, inline-bruck, or auto: "
-         "the one the cost model predicts fastest, per iteration, the "
-         "default)"},
+         "padded-bruck, two-phase-bruck, pairwise, inline-bruck, "
+         "radix-bruck[:R] (radix R >= 2, default 4), or auto: the one the "
+         "cost model predicts fastest, per iteration, the default)"},
         {"model", RAVEL_OPT_STRING, &c->model, "FILE",
          "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
          "else built-in)"},
@@ -52,12 +53,8 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
 
 int engine_cli_check(const engine_cli *c)
 {
-    if (!ravel_alltoallv_lookup(c->comm)) {
-        char names[256];
-        ravel_alltoallv_names(names, sizeof names, ", ");
-        return ravel_report(2, "--comm=%s is not a backend (one of: %s)",
-                            c->comm, names);
-    }
+    if (!ravel_alltoallv_lookup(c->comm))
+        return ravel_report(2, "--comm: %s", ravel_error_message());
     if (!(c->checkpoint_every >= 0.0))
         return ravel_report(2, "--checkpoint-every=%g: expected seconds, "
                             "at least 0", c->checkpoint_every);

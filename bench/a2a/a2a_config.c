@@ -2,6 +2,7 @@
 #include "a2a_config.h"
 
 #include <ravel/comm.h>
+#include <ravel/error.h>
 #include <ravel/options.h>
 
 #include <string.h>
@@ -15,7 +16,8 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
         {"comm", RAVEL_OPT_STRING, &comm_text, "LIST",
-         "backends, comma-separated, or 'all' (default all)"},
+         "backends, comma-separated (radix-bruck:R for radix R), or "
+         "'all': every fixed one (default all)"},
         {"N", RAVEL_OPT_STRING, &sizes_text, "LIST",
          "largest block in bytes, comma-separated (default "
          "16,32,...,2048)"},
@@ -90,10 +92,8 @@ static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
             return -1;
         }
         if (!ravel_alltoallv_lookup(name)) {
-            char names[512];
-            ravel_alltoallv_names(names, sizeof names, ", ");
-            snprintf(err, errlen, "--comm: '%s' is not a backend (%s, all)",
-                     name, names);
+            snprintf(err, errlen, "--comm: %s; or all",
+                     ravel_error_message());
             return -1;
         }
         if (cfg->nbackends == A2A_MAX_LIST) {

@@ -2,10 +2,12 @@
  * sends its own messages refuses a larger one with MPI_ERR_COUNT, and does
  * so before it touches the data.
  *
- * Each rank sends every other rank one block of 2^31 bytes (INT_MAX + 1),
- * as 2048 elements of a contiguous 1 MiB type (raw bytes, the backends'
- * own messages) and as 2 elements of a strided 1 GiB type (packed by the
- * byte view first).  The buffers are anonymous mappings with MAP_NORESERVE
+ * Each rank sends every other rank one block of more than 2^31 bytes
+ * (INT_MAX + 1), as 2049 elements of a contiguous 1 MiB type (raw bytes,
+ * the backends' own messages) and as 3 elements of a strided 1 GiB type
+ * (packed by the byte view first).  More than 2^31 by at least 1 MiB: the
+ * backends with sizes inline carry up to 64 KiB of a message's blocks in a
+ * first message and the rest in a second, which must pass INT_MAX too.  The buffers are anonymous mappings with MAP_NORESERVE
  * that nothing may read or write: afterwards mincore() must find none of
  * their pages resident (a read of an untouched page maps the zero page, a
  * write a fresh one), and the peak resident size must not have grown by a
@@ -24,11 +26,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define BIG_BLOCK ((size_t)1 << 31) /* INT_MAX + 1 bytes */
+#define BIG_BLOCK (((size_t)1 << 31) + ((size_t)1 << 20))
 
 /* The backends with messages of their own; each must refuse. */
-static const char *const backends[] = {"spread-out", "padded-alltoall",
-                                       "padded-bruck", "two-phase-bruck"};
+static const char *const backends[] = {
+    "spread-out",   "padded-alltoall", "padded-bruck",  "two-phase-bruck",
+    "pairwise",     "inline-bruck",    "radix-bruck",   "radix-bruck:2",
+    "radix-bruck:16"};
 
 static int failures;
 
@@ -136,8 +140,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
-    big_type types[2] = {{"contiguous", MPI_DATATYPE_NULL, 2048, 1 << 20},
-                         {"strided", MPI_DATATYPE_NULL, 2, 0}};
+    big_type types[2] = {{"contiguous", MPI_DATATYPE_NULL, 2049, 1 << 20},
+                         {"strided", MPI_DATATYPE_NULL, 3, 0}};
     MPI_Type_contiguous(1 << 20, MPI_BYTE, &types[0].type);
     /* 2 runs of 512 MiB, 1 GiB apart: 1 GiB of data, 1.5 GiB of extent. */
     MPI_Type_vector(2, 1 << 29, 1 << 30, MPI_BYTE, &types[1].type);

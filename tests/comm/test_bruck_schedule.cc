@@ -205,6 +205,10 @@ TEST(RadixSchedule, MatchesLiteralSimulation)
                 if (k == rounds)
                     break;
                 int most = ravel_radix_max_positions(P, r);
+                std::vector<int> round(P), first(r + 1);
+                ravel_radix_round_positions(P, r, k, round.data(),
+                                            first.data());
+                EXPECT_EQ(first[1], 0);
                 for (int d = 1; d < r; d++) {
                     std::vector<int> positions(P);
                     int n = ravel_radix_positions(P, r, k, d,
@@ -219,6 +223,13 @@ TEST(RadixSchedule, MatchesLiteralSimulation)
                         << "P=" << P << " r=" << r << " k=" << k << " d=" << d;
                     for (int i = 0; i < n; i++)
                         EXPECT_EQ(positions[i], expected[i]);
+                    // The closed-form count and the one-pass grouping.
+                    EXPECT_EQ(ravel_radix_count(P, r, k, d), n)
+                        << "P=" << P << " r=" << r << " k=" << k << " d=" << d;
+                    ASSERT_EQ(first[d + 1] - first[d], n)
+                        << "P=" << P << " r=" << r << " k=" << k << " d=" << d;
+                    for (int i = 0; i < n; i++)
+                        EXPECT_EQ(round[first[d] + i], expected[i]);
                     EXPECT_LE(n, most);
                     seen_most = std::max(seen_most, n);
                 }

@@ -85,9 +85,10 @@ ravel_comm_stats run(const char *backend, Call &c)
     return ravel_comm_stats_get();
 }
 
-const char *const kModelled[] = {"vendor", "spread-out", "padded-alltoall",
-                                 "padded-bruck", "two-phase-bruck",
-                                 "pairwise", "inline-bruck"};
+const char *const kModelled[] = {
+    "vendor",        "spread-out",    "padded-alltoall", "padded-bruck",
+    "two-phase-bruck", "pairwise",    "inline-bruck",    "radix-bruck",
+    "radix-bruck:2", "radix-bruck:3", "radix-bruck:5",   "radix-bruck:16"};
 
 } // namespace
 

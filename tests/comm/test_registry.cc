@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ravel/comm.h"
+#include "ravel/error.h"
 
 TEST(Registry, EveryDocumentedBackendIsThere)
 {
@@ -19,6 +20,8 @@ TEST(Registry, EveryDocumentedBackendIsThere)
     EXPECT_EQ(ravel_alltoallv_lookup("pairwise"), &ravel_alltoallv_pairwise);
     EXPECT_EQ(ravel_alltoallv_lookup("inline-bruck"),
               &ravel_alltoallv_inline_bruck);
+    EXPECT_EQ(ravel_alltoallv_lookup("radix-bruck"),
+              &ravel_alltoallv_radix_bruck);
     EXPECT_EQ(ravel_alltoallv_lookup("auto"), &ravel_alltoallv_auto);
 }
 
@@ -28,6 +31,45 @@ TEST(Registry, UnknownNamesAreNull)
     EXPECT_EQ(ravel_alltoallv_lookup(""), nullptr);
     EXPECT_EQ(ravel_alltoallv_lookup("Vendor"), nullptr);
     EXPECT_EQ(ravel_alltoallv_lookup(nullptr), nullptr);
+    EXPECT_EQ(ravel_alltoallv_lookup("bruck"), nullptr);
+    // The message names the culprit and every accepted name.
+    std::string why = ravel_error_message();
+    EXPECT_NE(why.find("'bruck' is not a backend"), std::string::npos) << why;
+    EXPECT_NE(why.find("inline-bruck"), std::string::npos) << why;
+    EXPECT_NE(why.find("radix-bruck:R"), std::string::npos) << why;
+}
+
+TEST(Registry, RadixNamesAreCheckedAndJoinTheTable)
+{
+    size_t fixed = ravel_alltoallv_fixed_count();
+    EXPECT_EQ(std::string(ravel_alltoallv_name(fixed - 1)), "auto");
+    for (const char *bad :
+         {"radix-bruck:", "radix-bruck:1", "radix-bruck:0", "radix-bruck:-4",
+          "radix-bruck:+4", "radix-bruck:04", "radix-bruck:4x",
+          "radix-bruck:x", "radix-bruck: 4", "radix-bruck:4.0",
+          "radix-bruck:2147483648", "radix-bruck:99999999999999999999"}) {
+        EXPECT_EQ(ravel_alltoallv_lookup(bad), nullptr) << bad;
+        std::string why = ravel_error_message();
+        EXPECT_NE(why.find(std::string("'") + bad + "' is not a backend"),
+                  std::string::npos)
+            << why;
+        EXPECT_NE(why.find("radix-bruck:R for a whole number R >= 2"),
+                  std::string::npos)
+            << why;
+    }
+    EXPECT_EQ(ravel_alltoallv_count(), fixed) << "a bad name joined";
+
+    ravel_alltoallv_fn eight = ravel_alltoallv_lookup("radix-bruck:8");
+    ASSERT_NE(eight, nullptr) << ravel_error_message();
+    EXPECT_EQ(ravel_alltoallv_lookup("radix-bruck:8"), eight); // once
+    ravel_alltoallv_fn two = ravel_alltoallv_lookup("radix-bruck:2");
+    ASSERT_NE(two, nullptr);
+    EXPECT_NE(two, eight);
+    EXPECT_NE(two, &ravel_alltoallv_radix_bruck);
+    ASSERT_NE(ravel_alltoallv_lookup("radix-bruck:2147483647"), nullptr);
+    EXPECT_EQ(ravel_alltoallv_count(), fixed + 3);
+    EXPECT_EQ(std::string(ravel_alltoallv_name(fixed)), "radix-bruck:8");
+    EXPECT_EQ(std::string(ravel_alltoallv_name(fixed + 1)), "radix-bruck:2");
 }
 
 TEST(Registry, NamesAreUniqueAndListed)
@@ -46,7 +88,7 @@ TEST(Registry, NamesAreUniqueAndListed)
     size_t need = ravel_alltoallv_names(list, sizeof list, ", ");
     EXPECT_EQ(std::string(list),
               "vendor, spread-out, padded-alltoall, padded-bruck, "
-              "two-phase-bruck, pairwise, inline-bruck, auto");
+              "two-phase-bruck, pairwise, inline-bruck, radix-bruck, auto");
     EXPECT_EQ(need, std::string(list).size() + 1);
     char small[8];
     EXPECT_EQ(ravel_alltoallv_names(small, sizeof small, ", "), need);

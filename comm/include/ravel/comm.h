@@ -14,6 +14,10 @@
  *                    before the next (Thakur et al.'s long-message algorithm)
  *   inline-bruck     two-phase Bruck with the sizes in a header in front of
  *                    the data: one message per step (two past 64 KiB)
+ *   radix-bruck      Bruck in radix r, sizes inline: ceil(log_r P) rounds of
+ *                    up to r - 1 messages at once (TuNA, Fan et al.,
+ *                    HPDC'25); `radix-bruck` is r = 4, `radix-bruck:R` any
+ *                    R >= 2 (R >= P: one round, a direct exchange)
  *   auto             per call, the backend ravel/cost_model.h predicts to be
  *                    fastest (every rank picks the same one)
  *
@@ -78,17 +82,24 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_padded_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_pairwise);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_inline_bruck);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_radix_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
- * when no backend has that name. */
+ * when no backend has that name; then ravel_error_message() says why in a
+ * sentence that lists the accepted names.  A name with a parameter
+ * ("radix-bruck:8") joins the table, after the fixed rows, the first time it
+ * is looked up. */
 ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name);
 
-/* The registered backends, in table order: name i for i < count, else NULL. */
+/* The registered backends, in table order: name i for i < count, else NULL.
+ * The fixed rows come first (ravel_alltoallv_fixed_count of them, `auto`
+ * the last); then the parameterized names looked up so far. */
+size_t ravel_alltoallv_fixed_count(void);
 size_t ravel_alltoallv_count(void);
 const char *ravel_alltoallv_name(size_t i);
 
-/* Writes the registered names separated by `sep` into buf (always
+/* Writes the fixed rows' names separated by `sep` into buf (always
  * terminated); returns the length the full list needs. */
 size_t ravel_alltoallv_names(char *buf, size_t buflen, const char *sep);
 
