@@ -39,13 +39,16 @@
 
 enum { TAG_FIRST = 150, TAG_REST = 190 }; /* + step */
 
-/* The staging buffers hold the header in front of the data: data from
- * byte `room` on (the largest header), a step's header of n sizes in the
- * n * 8 bytes before it, so that header and data are one message.  Those
- * first `room` bytes stay private when SMPI shares payload pages. */
+/* A step's message starts at the start of its staging buffer: the header
+ * of n sizes, then the blocks.  The first `room` bytes (the largest
+ * header) stay private when SMPI shares payload pages.  The message must
+ * start at the buffer's first byte: SimGrid 3.32 drops the private part of
+ * a message that starts inside a private range (shift_and_frame_private_
+ * blocks subtracts the offset in size_t), so the header would arrive as
+ * shared garbage whenever a step's header is shorter than the room. */
 typedef struct {
     bruck_state b;
-    size_t room;         /* bytes before the data: the largest header */
+    size_t room;         /* private bytes: the largest header */
     char *rest;          /* the second message of a step, when there is one */
     size_t rest_size;
 } inline_state;
@@ -53,12 +56,12 @@ typedef struct {
 /* Sends this step's message (or two), posted before the wait for the
  * peer's first message. */
 static int post_sends(const comm_exchange *x, inline_state *s, int k,
-                      size_t header, size_t first, size_t rest,
+                      size_t first, size_t rest,
                       MPI_Request sends[2], int *nsends)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     int to = (me + (1 << k)) % P;
-    char *message = s->b.outgoing + s->room - header;
+    char *message = s->b.outgoing;
     int err = comm_isend(message, first, to, TAG_FIRST + k, x->ctx,
                          &sends[0], 0);
     if (err != MPI_SUCCESS)
@@ -78,7 +81,7 @@ static int post_sends(const comm_exchange *x, inline_state *s, int k,
 static void read_header(inline_state *s, int n, size_t *data)
 {
     size_t header = (size_t)n * sizeof(uint64_t);
-    memcpy(s->b.sizes_in, s->b.incoming + s->room - header, header);
+    memcpy(s->b.sizes_in, s->b.incoming, header);
     *data = 0;
     for (int i = 0; i < n; i++)
         *data += (size_t)s->b.sizes_in[i];
@@ -103,7 +106,7 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
     if (too_big != MPI_SUCCESS)
         out = first = header;
     int err = bruck_staging_grow(&s->b.outgoing, &s->b.outgoing_size,
-                                 s->room + out - header, s->room,
+                                 out, s->room,
                                  "send staging");
     if (err == MPI_SUCCESS)
         err = bruck_staging_grow(&s->b.incoming, &s->b.incoming_size,
@@ -111,19 +114,19 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
                                  "receive staging");
     if (err != MPI_SUCCESS)
         return err;
-    memcpy(s->b.outgoing + s->room - header, s->b.sizes_out, header);
+    memcpy(s->b.outgoing, s->b.sizes_out, header);
     if (too_big == MPI_SUCCESS)
         bruck_pack_blocks(x, &s->b, k, n, s->b.positions,
-                          s->b.outgoing + s->room);
+                          s->b.outgoing + header);
     comm_stats_header(header);
 
     MPI_Request first_in, pending[3]; /* the sends, then the second receive */
     int npending = 0;
-    err = comm_irecv(s->b.incoming + s->room - header, bound, from,
+    err = comm_irecv(s->b.incoming, bound, from,
                      TAG_FIRST + k, x->ctx, &first_in);
     if (err != MPI_SUCCESS)
         return err;
-    err = post_sends(x, s, k, header, first, out - first, pending,
+    err = post_sends(x, s, k, first, out - first, pending,
                      &npending);
     if (err != MPI_SUCCESS && npending == 0) {
         MPI_Cancel(&first_in);
@@ -158,7 +161,7 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
         err = too_big;
     if (err == MPI_SUCCESS) {
         size_t in_first = in_data - rest_in;
-        bruck_arrival a = {{s->b.incoming + s->room, s->rest},
+        bruck_arrival a = {{s->b.incoming + header, s->rest},
                            {in_first, rest_in}};
         err = bruck_unpack_blocks(x, &s->b, k, n, s->b.positions,
                                   s->b.sizes_in, &a);

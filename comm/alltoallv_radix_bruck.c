@@ -64,7 +64,7 @@ typedef struct {
     bruck_state b;
     int r;
     size_t eager;
-    size_t room;          /* the largest header: private bytes before data */
+    size_t room;          /* the largest header: the private bytes */
     int *first;           /* [r + 1] the round's positions by digit */
     radix_message *msg;   /* [r] by digit (0 unused) */
     MPI_Request *request; /* [4 r]: r first receives, then up to 2 r sends
@@ -99,8 +99,10 @@ static void radix_state_release(radix_state *s)
     bruck_state_release(&s->b);
 }
 
-/* The sizes and blocks of digit d's message into its send staging: header
- * of n sizes right before byte `room`, the blocks from there on. */
+/* The sizes and blocks of digit d's message into its send staging: the
+ * header of n sizes, then the blocks.  A message starts at its buffer's
+ * first byte, whose first `room` bytes stay private under SMPI's shared
+ * payloads: see alltoallv_inline_bruck.c for why it must start there. */
 static int pack_message(const comm_exchange *x, radix_state *s, int k, int d)
 {
     radix_message *m = &s->msg[d];
@@ -118,14 +120,14 @@ static int pack_message(const comm_exchange *x, radix_state *s, int k, int d)
                                 "second part", &count);
     if (m->too_big != MPI_SUCCESS)
         m->first = header;
-    size_t need = s->room + (m->too_big == MPI_SUCCESS ? m->out_data : 0);
+    size_t need = header + (m->too_big == MPI_SUCCESS ? m->out_data : 0);
     int err = bruck_staging_grow(&m->out, &m->out_size, need, s->room,
                                  "send staging");
     if (err != MPI_SUCCESS)
         return err;
-    memcpy(m->out + s->room - header, sizes, header);
+    memcpy(m->out, sizes, header);
     if (m->too_big == MPI_SUCCESS)
-        bruck_pack_blocks(x, &s->b, k, m->n, positions, m->out + s->room);
+        bruck_pack_blocks(x, &s->b, k, m->n, positions, m->out + header);
     comm_stats_header(header);
     return MPI_SUCCESS;
 }
@@ -138,7 +140,7 @@ static int read_header(const comm_exchange *x, radix_state *s, int k, int d,
     radix_message *m = &s->msg[d];
     size_t header = (size_t)m->n * sizeof(uint64_t), data = 0;
     uint64_t *sizes = s->b.sizes_in + s->first[d];
-    memcpy(sizes, m->in + s->room - header, header);
+    memcpy(sizes, m->in, header);
     for (int i = 0; i < m->n; i++)
         data += (size_t)sizes[i];
     m->rest_in = data > s->eager ? data - s->eager : 0;
@@ -174,7 +176,7 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
         err = bruck_staging_grow(&m->in, &m->in_size, s->room + s->eager,
                                  s->room, "receive staging");
         if (err == MPI_SUCCESS)
-            err = comm_irecv(m->in + s->room - header, header + s->eager,
+            err = comm_irecv(m->in, header + s->eager,
                              m->peer_from, TAG_FIRST + k, x->ctx,
                              &recv[*nrecv]);
         if (err == MPI_SUCCESS)
@@ -185,7 +187,7 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
         if (m->n == 0)
             continue;
         err = pack_message(x, s, k, d);
-        char *message = m->out + s->room - (size_t)m->n * sizeof(uint64_t);
+        char *message = m->out;
         if (err == MPI_SUCCESS)
             err = comm_isend(message, m->first, m->peer_to, TAG_FIRST + k,
                              x->ctx, &send[*nsend], 0);
@@ -247,7 +249,8 @@ static int radix_round(const comm_exchange *x, radix_state *s, int k)
         for (int i = 0; i < m->n; i++)
             in_first += (size_t)s->b.sizes_in[s->first[d] + i];
         in_first -= m->rest_in;
-        bruck_arrival a = {{m->in + s->room, m->rest}, {in_first, m->rest_in}};
+        bruck_arrival a = {{m->in + (size_t)m->n * sizeof(uint64_t), m->rest},
+                           {in_first, m->rest_in}};
         if (err == MPI_SUCCESS)
             err = bruck_unpack_blocks(x, &s->b, k, m->n,
                                       s->b.positions + s->first[d],

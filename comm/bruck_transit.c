@@ -11,6 +11,8 @@ enum { FIRST_CHUNK = 4096 };
 int bruck_staging_grow(char **buf, size_t *size, size_t need,
                        size_t private_prefix, const char *what)
 {
+    if (need < private_prefix)
+        need = private_prefix; /* the private bytes are all there */
     if (need <= *size)
         return MPI_SUCCESS;
     size_t next = *size ? *size : FIRST_CHUNK;
