@@ -81,13 +81,18 @@ ravel_alltoallv_fn comm_radix_bruck_fn(int radix);
  * name. */
 int comm_radix_of_name(const char *name);
 
+/* padded-bruck:basic, the classical Bruck with rotations under padding. */
+RAVEL_ALLTOALLV_DECLARE(comm_alltoallv_padded_bruck_basic);
+
 /* Staging buffers for payload (payload_memory.c): malloc, or calloc when
  * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for
  * counts, offsets or anything else a backend reads back. */
 void *comm_payload_alloc(size_t bytes, int zeroed);
 /* The same, with the first `prefix` bytes private even when payloads are
  * shared: room for metadata that travels in one message with payload (and
- * SMPI copies only a message's private bytes, so it arrives intact). */
+ * SMPI copies only a message's private bytes, so it arrives intact).  Such
+ * a message must start at the buffer's first byte: SimGrid 3.32 loses the
+ * private bytes of one that starts inside the private range. */
 void *comm_payload_alloc_private_prefix(size_t bytes, size_t prefix);
 void comm_payload_free(void *buf);
 

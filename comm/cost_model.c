@@ -25,6 +25,11 @@
  *                   unpacked into its slot of M at all but the last, where
  *                   its real size goes to the receive buffer.  So
  *                   copied = Z_r + S_r + R_r + 2 (W - (P - 1)) M.
+ *  padded-bruck:basic  (P > 1, M > 0) padded-bruck's messages; copies of
+ *                   the classical algorithm: pad (S_r + Z_r), rotate (P M),
+ *                   pack and unpack every step (2 W M), rotate back (P M),
+ *                   unpad (R_r + Z_r): copied = S_r + R_r + 2 Z_r
+ *                   + 2 (P + W) M.  (P = 1: Z_r.)
  *  two-phase-bruck  (P > 1) 2 L messages: at step k, n_k * 8 bytes of sizes,
  *                   then D_k(r) bytes of data, where D_k(r) is the sum of the
  *                   blocks at r's moving positions before step k: position j
@@ -108,6 +113,9 @@
  *                   selector differs a little: vendor_alltoall says how.)
  *  padded-bruck     allreduce + sum_k [alpha + 2 o + beta share_k n_k M]
  *                   + gamma (Z + S + R + 2 (W - P + 1) M).
+ *  padded-bruck:basic  padded-bruck's time with its copies,
+ *                   gamma (S + R + 2 Z + 2 (P + W) M) in place of gamma (Z +
+ *                   S + R + 2 (W - P + 1) M).
  *  two-phase-bruck  sum_k [2 alpha + 4 o + beta share_k (8 n_k + D_k)]
  *                   + gamma (Z + 2 sum_k D_k).  D_k is not known from the
  *                   statistics: it is estimated as n_k times the mean block
@@ -265,6 +273,23 @@ static void counts_padded_bruck(const call_view *v, ravel_cost_counts *c)
     c->copied += v->S + v->R + 2 * (W - (uint64_t)(v->P - 1)) * v->M;
 }
 
+static void counts_padded_bruck_basic(const call_view *v,
+                                      ravel_cost_counts *c)
+{
+    if (v->P == 1) {
+        c->copied = v->Z;
+        return;
+    }
+    if (v->M == 0)
+        return;
+    int L = ravel_bruck_steps(v->P);
+    uint64_t W = popcount_sum(v->P);
+    c->messages = (uint64_t)L;
+    c->bytes = W * v->M;
+    c->posted = 2 * (uint64_t)L;
+    c->copied = v->S + v->R + 2 * v->Z + 2 * ((uint64_t)v->P + W) * v->M;
+}
+
 /* two-phase-bruck (sizes in a message of their own) or inline-bruck (in a
  * header in front of the data, one message per step up to E bytes). */
 static void counts_exact_bruck(const call_view *v, int inline_sizes,
@@ -346,8 +371,11 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
         counts_direct(&v, 1, out);
     else if (strcmp(name, "padded-alltoall") == 0)
         counts_padded_alltoall(&v, out);
-    else if (strcmp(name, "padded-bruck") == 0)
+    else if (strcmp(name, "padded-bruck") == 0 ||
+             strcmp(name, "padded-bruck:modified") == 0)
         counts_padded_bruck(&v, out);
+    else if (strcmp(name, "padded-bruck:basic") == 0)
+        counts_padded_bruck_basic(&v, out);
     else if (strcmp(name, "two-phase-bruck") == 0)
         counts_exact_bruck(&v, 0, out);
     else if (strcmp(name, "inline-bruck") == 0)
@@ -537,10 +565,9 @@ static double predict_padded_alltoall(const call_model *c)
            c->m->gamma * (c->S + c->R + 2 * c->Z);
 }
 
-static double predict_padded_bruck(const call_model *c)
+/* Padded Bruck: the allreduce and the steps, without the copies. */
+static double padded_bruck_messages(const call_model *c)
 {
-    if (c->P == 1)
-        return c->m->gamma * c->Z;
     double t = allreduce_time(c);
     if (c->M == 0)
         return t;
@@ -548,8 +575,27 @@ static double predict_padded_bruck(const call_model *c)
         t += c->m->alpha + 2 * c->m->o +
              c->m->beta * share(c, 1 << k) *
                  ravel_bruck_step_positions(c->P, k, NULL) * c->M;
+    return t;
+}
+
+static double predict_padded_bruck(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
     double W = (double)popcount_sum(c->P);
-    return t + c->m->gamma * (c->Z + c->S + c->R + 2 * (W - c->P + 1) * c->M);
+    double copies = c->M == 0 ? c->Z
+                              : c->Z + c->S + c->R + 2 * (W - c->P + 1) * c->M;
+    return padded_bruck_messages(c) + c->m->gamma * copies;
+}
+
+static double predict_padded_bruck_basic(const call_model *c)
+{
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    double W = (double)popcount_sum(c->P);
+    double copies = c->M == 0 ? 0.0
+                              : c->S + c->R + 2 * c->Z + 2 * (c->P + W) * c->M;
+    return padded_bruck_messages(c) + c->m->gamma * copies;
 }
 
 /* The data a rank sends at Bruck step k, D_k, estimated from the
@@ -653,6 +699,10 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
     for (size_t i = 0; name && i < PREDICTORS; i++)
         if (strcmp(predictors[i].name, name) == 0)
             return predictors[i].predict(&c);
+    if (name && strcmp(name, "padded-bruck:modified") == 0)
+        return predict_padded_bruck(&c);
+    if (name && strcmp(name, "padded-bruck:basic") == 0)
+        return predict_padded_bruck_basic(&c);
     int radix = name ? comm_radix_of_name(name) : 0;
     return radix > 0 ? predict_radix(&c, radix) : -1.0;
 }

@@ -1,9 +1,9 @@
 /* The table of backends: the one place that maps a name to an algorithm.
  * Adding a backend is its file plus one row here.  A backend with a
- * parameter (radix-bruck:R) has a fixed row for its default and a family
- * row that parses the parameter; every parameterized name looked up joins
- * the table after the fixed rows, so that logs and auto's choices can name
- * it by index like any other. */
+ * parameter (radix-bruck:R, padded-bruck:VARIANT) has a fixed row for its
+ * default and a family row that parses the parameter; every parameterized
+ * name looked up joins the table after the fixed rows, so that logs and
+ * auto's choices can name it by index like any other. */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
@@ -31,20 +31,11 @@ static const backend_entry backends[] = {
 
 enum { BACKEND_COUNT = sizeof backends / sizeof backends[0] };
 
-/* Families NAME:PARAM: the parameter is a whole number >= min_param,
- * written in decimal without sign or leading zeros (one spelling per
- * backend, so that a name found in a log looks itself up). */
-static const struct {
-    const char *prefix; /* up to and including the colon */
-    int min_param;
-    const char *forms;  /* for the error message */
-    ravel_alltoallv_fn (*make)(int param);
-} families[] = {
-    {"radix-bruck:", 2,
-     "radix-bruck:R for a whole number R >= 2, e.g. radix-bruck:8",
-     comm_radix_bruck_fn},
-};
-enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
+#define RADIX_FORMS \
+    "radix-bruck:R for a whole number R >= 2, e.g. radix-bruck:8"
+#define PADDED_FORMS \
+    "padded-bruck:basic (rotations) or padded-bruck:modified (none, as " \
+    "padded-bruck)"
 
 enum { EXTRA_MAX = 32, EXTRA_NAME = 32 };
 static struct {
@@ -79,27 +70,56 @@ int comm_radix_of_name(const char *name)
     return radix >= 2 ? radix : 0;
 }
 
-static ravel_alltoallv_fn lookup_family(const char *name, size_t f)
+static ravel_alltoallv_fn radix_family(const char *name, const char *param)
 {
-    const char *text = name + strlen(families[f].prefix);
-    int param = parse_param(text);
-    if (param < families[f].min_param) {
+    int radix = parse_param(param);
+    if (radix < 2) {
         ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend: '%s' is not a "
-                        "whole number >= %d written in decimal (accepted: "
-                        "%s)", name, text, families[f].min_param,
-                        families[f].forms);
+                        "whole number >= 2 written in decimal (accepted: "
+                        "%s)", name, param, RADIX_FORMS);
         return NULL;
     }
+    return comm_radix_bruck_fn(radix);
+}
+
+static ravel_alltoallv_fn padded_bruck_family(const char *name,
+                                              const char *param)
+{
+    if (strcmp(param, "modified") == 0)
+        return ravel_alltoallv_padded_bruck;
+    if (strcmp(param, "basic") == 0)
+        return comm_alltoallv_padded_bruck_basic;
+    ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend: '%s' is not a "
+                    "variant of padded Bruck (accepted: %s)", name, param,
+                    PADDED_FORMS);
+    return NULL;
+}
+
+/* Families NAME:PARAM.  Each has one spelling per backend (a radix in
+ * decimal without sign or leading zeros), so that a name found in a log
+ * looks itself up. */
+static const struct {
+    const char *prefix; /* up to and including the colon */
+    ravel_alltoallv_fn (*make)(const char *name, const char *param);
+} families[] = {
+    {"radix-bruck:", radix_family},
+    {"padded-bruck:", padded_bruck_family},
+};
+enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
+
+static ravel_alltoallv_fn lookup_family(const char *name, size_t f)
+{
+    ravel_alltoallv_fn fn =
+        families[f].make(name, name + strlen(families[f].prefix));
+    if (!fn)
+        return NULL;
     if (strlen(name) >= EXTRA_NAME || extra_count == EXTRA_MAX) {
         ravel_error_set(MPI_ERR_ARG, "'%s': too many parameterized backends "
                         "in one process (at most %d)", name, EXTRA_MAX);
         return NULL;
     }
-    ravel_alltoallv_fn fn = families[f].make(param);
-    if (fn) {
-        strcpy(extra[extra_count].name, name);
-        extra[extra_count++].fn = fn;
-    }
+    strcpy(extra[extra_count].name, name);
+    extra[extra_count++].fn = fn;
     return fn;
 }
 
@@ -118,8 +138,8 @@ ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name)
             return lookup_family(name, f);
     char names[512];
     ravel_alltoallv_names(names, sizeof names, ", ");
-    ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend (one of: %s; or %s)",
-                    name, names, families[0].forms);
+    ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend (one of: %s; or %s; "
+                    "or %s)", name, names, RADIX_FORMS, PADDED_FORMS);
     return NULL;
 }
 

@@ -355,16 +355,18 @@ int main(int argc, char **argv)
     int random_mode = argc > 1 && strcmp(argv[1], "random") == 0;
     int seeds = argc > 1 && !random_mode ? atoi(argv[1]) : 2;
 
-    /* radix-bruck at more radices than its default 4 (looking a name up
-     * adds it to the table the loops below run over): 2 (the binary
-     * schedule), odd radices (partial top rounds) and 16 (one round, a
-     * direct exchange, at every P here). */
-    const char *const radices[] = {"radix-bruck:2", "radix-bruck:3",
-                                   "radix-bruck:5", "radix-bruck:16"};
-    for (size_t i = 0; i < sizeof radices / sizeof radices[0]; i++) {
+    /* The parameterized backends (looking a name up adds it to the table
+     * the loops below run over): radix-bruck at more radices than its
+     * default 4 -- 2 (the binary schedule), odd radices (partial top
+     * rounds) and 16 (one round, a direct exchange, at every P here) --
+     * and padded Bruck with rotations. */
+    const char *const variants[] = {"radix-bruck:2", "radix-bruck:3",
+                                    "radix-bruck:5", "radix-bruck:16",
+                                    "padded-bruck:basic"};
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         checks++;
-        if (!ravel_alltoallv_lookup(radices[i]))
-            fail("lookup", radices[i], ravel_error_message());
+        if (!ravel_alltoallv_lookup(variants[i]))
+            fail("lookup", variants[i], ravel_error_message());
     }
 
     /* Datatype pairings whose type signatures match. */

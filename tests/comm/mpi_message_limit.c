@@ -7,10 +7,11 @@
  * the backends' own messages) and as 3 elements of a strided 1 GiB type
  * (packed by the byte view first).  More than 2^31 by at least 1 MiB: the
  * backends with sizes inline carry up to 64 KiB of a message's blocks in a
- * first message and the rest in a second, which must pass INT_MAX too.  The buffers are anonymous mappings with MAP_NORESERVE
- * that nothing may read or write: afterwards mincore() must find none of
- * their pages resident (a read of an untouched page maps the zero page, a
- * write a fresh one), and the peak resident size must not have grown by a
+ * first message and the rest in a second, which must pass INT_MAX too.
+ * The buffers are anonymous mappings with MAP_NORESERVE that nothing may
+ * read or write: afterwards mincore() must find none of their pages
+ * resident (a read of an untouched page maps the zero page, a write a
+ * fresh one), and the peak resident size must not have grown by a
  * gigabyte (staging copies).  vendor is MPICH's own call, which may send
  * large messages, so it is not run.
  * usage: mpiexec -n P mpi_message_limit */
@@ -30,9 +31,9 @@
 
 /* The backends with messages of their own; each must refuse. */
 static const char *const backends[] = {
-    "spread-out",   "padded-alltoall", "padded-bruck",  "two-phase-bruck",
-    "pairwise",     "inline-bruck",    "radix-bruck",   "radix-bruck:2",
-    "radix-bruck:16"};
+    "spread-out",   "padded-alltoall", "padded-bruck",  "padded-bruck:basic",
+    "two-phase-bruck", "pairwise",     "inline-bruck",  "radix-bruck",
+    "radix-bruck:2", "radix-bruck:16"};
 
 static int failures;
 

@@ -86,9 +86,11 @@ ravel_comm_stats run(const char *backend, Call &c)
 }
 
 const char *const kModelled[] = {
-    "vendor",        "spread-out",    "padded-alltoall", "padded-bruck",
-    "two-phase-bruck", "pairwise",    "inline-bruck",    "radix-bruck",
-    "radix-bruck:2", "radix-bruck:3", "radix-bruck:5",   "radix-bruck:16"};
+    "vendor",          "spread-out",         "padded-alltoall",
+    "padded-bruck",    "padded-bruck:basic", "padded-bruck:modified",
+    "two-phase-bruck", "pairwise",           "inline-bruck",
+    "radix-bruck",     "radix-bruck:2",      "radix-bruck:3",
+    "radix-bruck:5",   "radix-bruck:16"};
 
 } // namespace
 

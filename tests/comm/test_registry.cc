@@ -42,6 +42,7 @@ TEST(Registry, UnknownNamesAreNull)
 TEST(Registry, RadixNamesAreCheckedAndJoinTheTable)
 {
     size_t fixed = ravel_alltoallv_fixed_count();
+    size_t before = ravel_alltoallv_count();
     EXPECT_EQ(std::string(ravel_alltoallv_name(fixed - 1)), "auto");
     for (const char *bad :
          {"radix-bruck:", "radix-bruck:1", "radix-bruck:0", "radix-bruck:-4",
@@ -57,7 +58,7 @@ TEST(Registry, RadixNamesAreCheckedAndJoinTheTable)
                   std::string::npos)
             << why;
     }
-    EXPECT_EQ(ravel_alltoallv_count(), fixed) << "a bad name joined";
+    EXPECT_EQ(ravel_alltoallv_count(), before) << "a bad name joined";
 
     ravel_alltoallv_fn eight = ravel_alltoallv_lookup("radix-bruck:8");
     ASSERT_NE(eight, nullptr) << ravel_error_message();
@@ -67,9 +68,32 @@ TEST(Registry, RadixNamesAreCheckedAndJoinTheTable)
     EXPECT_NE(two, eight);
     EXPECT_NE(two, &ravel_alltoallv_radix_bruck);
     ASSERT_NE(ravel_alltoallv_lookup("radix-bruck:2147483647"), nullptr);
-    EXPECT_EQ(ravel_alltoallv_count(), fixed + 3);
-    EXPECT_EQ(std::string(ravel_alltoallv_name(fixed)), "radix-bruck:8");
-    EXPECT_EQ(std::string(ravel_alltoallv_name(fixed + 1)), "radix-bruck:2");
+    EXPECT_EQ(ravel_alltoallv_count(), before + 3);
+    EXPECT_EQ(std::string(ravel_alltoallv_name(before)), "radix-bruck:8");
+    EXPECT_EQ(std::string(ravel_alltoallv_name(before + 1)), "radix-bruck:2");
+}
+
+TEST(Registry, PaddedBruckVariants)
+{
+    size_t before = ravel_alltoallv_count();
+    EXPECT_EQ(ravel_alltoallv_lookup("padded-bruck:modified"),
+              &ravel_alltoallv_padded_bruck);
+    ravel_alltoallv_fn basic = ravel_alltoallv_lookup("padded-bruck:basic");
+    ASSERT_NE(basic, nullptr) << ravel_error_message();
+    EXPECT_NE(basic, &ravel_alltoallv_padded_bruck);
+    for (const char *bad : {"padded-bruck:", "padded-bruck:Basic",
+                            "padded-bruck:basic ", "padded-bruck:4"}) {
+        EXPECT_EQ(ravel_alltoallv_lookup(bad), nullptr) << bad;
+        std::string why = ravel_error_message();
+        EXPECT_NE(why.find(std::string("'") + bad + "' is not a backend"),
+                  std::string::npos)
+            << why;
+        EXPECT_NE(why.find("padded-bruck:basic (rotations) or "
+                           "padded-bruck:modified"),
+                  std::string::npos)
+            << why;
+    }
+    EXPECT_EQ(ravel_alltoallv_count(), before + 2); // both good names
 }
 
 TEST(Registry, NamesAreUniqueAndListed)

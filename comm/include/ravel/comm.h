@@ -8,6 +8,8 @@
  *   spread-out       Isend/Irecv to every peer in rotated order, throttled
  *   padded-alltoall  every block padded to the global maximum, MPI_Alltoall
  *   padded-bruck     every block padded, then a zero-rotation Bruck exchange
+ *                    (`padded-bruck:basic`: the classical Bruck, with its
+ *                    rotations; `padded-bruck:modified`: padded-bruck)
  *   two-phase-bruck  Bruck exchange of exact sizes: at every step a metadata
  *                    message, then the data (Fan et al., HPDC'22)
  *   pairwise         P-1 steps of one send and one receive each, waited for
@@ -88,8 +90,8 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL
  * when no backend has that name; then ravel_error_message() says why in a
  * sentence that lists the accepted names.  A name with a parameter
- * ("radix-bruck:8") joins the table, after the fixed rows, the first time it
- * is looked up. */
+ * ("radix-bruck:8", "padded-bruck:basic") joins the table, after the fixed
+ * rows, the first time it is looked up. */
 ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name);
 
 /* The registered backends, in table order: name i for i < count, else NULL.
