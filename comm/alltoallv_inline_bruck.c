@@ -169,7 +169,7 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
     return err;
 }
 
-static int inline_bruck_kernel(const comm_exchange *x)
+int comm_inline_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
@@ -191,7 +191,7 @@ int ravel_alltoallv_inline_bruck(const void *sendbuf, const int sendcounts[],
                                  const int rdispls[], MPI_Datatype recvtype,
                                  MPI_Comm comm)
 {
-    return comm_run_kernel(inline_bruck_kernel, "inline-bruck", sendbuf,
+    return comm_run_kernel(comm_inline_bruck_kernel, "inline-bruck", sendbuf,
                            sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                            rdispls, recvtype, comm);
 }

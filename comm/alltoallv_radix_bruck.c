@@ -259,7 +259,7 @@ static int radix_round(const comm_exchange *x, radix_state *s, int k)
     return err;
 }
 
-static int radix_bruck_kernel(const comm_exchange *x)
+int comm_radix_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
@@ -286,7 +286,7 @@ static int run_slot(int slot, const void *sendbuf, const int sendcounts[],
                     const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel_param(radix_bruck_kernel, slot_name[slot],
+    return comm_run_kernel_param(comm_radix_bruck_kernel, slot_name[slot],
                                  slot_radix[slot], sendbuf, sendcounts,
                                  sdispls, sendtype, recvbuf, recvcounts,
                                  rdispls, recvtype, comm);
@@ -332,7 +332,7 @@ int ravel_alltoallv_radix_bruck(const void *sendbuf, const int sendcounts[],
                                 const int rdispls[], MPI_Datatype recvtype,
                                 MPI_Comm comm)
 {
-    return comm_run_kernel_param(radix_bruck_kernel, "radix-bruck",
+    return comm_run_kernel_param(comm_radix_bruck_kernel, "radix-bruck",
                                  RADIX_BRUCK_DEFAULT, sendbuf, sendcounts,
                                  sdispls, sendtype, recvbuf, recvcounts,
                                  rdispls, recvtype, comm);

@@ -79,7 +79,7 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
     return err;
 }
 
-static int two_phase_bruck_kernel(const comm_exchange *x)
+int comm_two_phase_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
@@ -100,7 +100,7 @@ int ravel_alltoallv_two_phase_bruck(const void *sendbuf,
                                     const int rdispls[],
                                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel(two_phase_bruck_kernel, "two-phase-bruck", sendbuf,
-                           sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                           rdispls, recvtype, comm);
+    return comm_run_kernel(comm_two_phase_bruck_kernel, "two-phase-bruck",
+                           sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                           recvcounts, rdispls, recvtype, comm);
 }

@@ -104,9 +104,7 @@ static const char *block_at(const comm_exchange *x, const bruck_state *s,
     if (ravel_radix_is_original(j, s->radix, k)) {
         int dst = (x->ctx->rank + j) % x->ctx->size;
         *len = x->send_bytes[dst];
-        /* An empty block may sit at a NULL buffer (legal with zero
-         * counts), and NULL + 0 is undefined. */
-        return *len ? x->sendbuf + x->send_offset[dst] : NULL;
+        return comm_send_block(x, dst);
     }
     *len = s->transit.slot_len[j];
     return s->transit.slot[j];
@@ -184,13 +182,9 @@ int bruck_unpack_blocks(const comm_exchange *x, bruck_state *s, int k, int n,
         size_t len = (size_t)sizes[i];
         char *to = NULL;
         if (ravel_radix_last_round(j, s->radix) == k) {
-            int src = ((me - j) % P + P) % P;
-            if (len != x->recv_bytes[src])
-                return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu "
-                                       "bytes from rank %d, which sent %zu",
-                                       me, x->recv_bytes[src], src, len);
-            if (len) /* else recvbuf may be NULL */
-                to = x->recvbuf + x->recv_offset[src];
+            int err = comm_recv_block(x, ((me - j) % P + P) % P, len, &to);
+            if (err != MPI_SUCCESS)
+                return err;
         } else {
             int err = transit_slot(&s->transit, j, len, &to);
             if (err != MPI_SUCCESS)

@@ -300,7 +300,7 @@ int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
     }
 
     comm_exchange x = {send_base, recv_base, sizes, offsets,
-                       sizes + P, offsets + P, ctx, param};
+                       sizes + P, offsets + P, ctx, param, NULL, NULL};
     err = kernel(&x);
     comm_charge_flush(); /* the last unpacking */
     if (err == MPI_SUCCESS && !rt.dense)

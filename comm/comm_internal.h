@@ -39,6 +39,14 @@ int comm_context_get(MPI_Comm user, comm_context **ctx);
 
 int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[]);
 
+/* Where an exchange that discovers its receive counts puts what arrives
+ * (exchange.c): blocks in chunks that never move, a view per source. */
+typedef struct comm_inbox comm_inbox;
+
+/* Room for src's block of `len` bytes in the inbox, recorded as its view;
+ * NULL only for len 0 (or, with the error set, out of memory: then *err). */
+char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err);
+
 /* One alltoallv call seen as bytes.  Offsets are signed: MPI allows negative
  * displacements as long as the data they name is addressable. */
 typedef struct {
@@ -51,9 +59,39 @@ typedef struct {
     const comm_context *ctx;
     int param;                   /* the backend's parameter from its name
                                     (radix-bruck's radix); 0 if none */
+    /* The exchange API (exchange.c): when send_at is set, block i starts
+     * at send_at[i] (sendbuf and send_offset are unused); when inbox is
+     * set, receive counts are not known: recv_bytes and recv_offset are
+     * unused, and only backends that learn the sizes on the way run (the
+     * Bruck family), placing each block in the inbox on arrival. */
+    const char *const *send_at;
+    comm_inbox *inbox;
 } comm_exchange;
 
+/* Where the block for rank dst starts (NULL when it is empty). */
+static inline const char *comm_send_block(const comm_exchange *x, int dst)
+{
+    if (x->send_bytes[dst] == 0)
+        return NULL; /* the buffer may be NULL: no NULL + offset */
+    return x->send_at ? x->send_at[dst] : x->sendbuf + x->send_offset[dst];
+}
+
+/* Where src's block of `len` bytes goes: its place in the receive buffer,
+ * after checking len against the caller's count (MPI_ERR_TRUNCATE), or a
+ * new place in the inbox.  *to is NULL for an empty block. */
+int comm_recv_block(const comm_exchange *x, int src, size_t len, char **to);
+
 typedef int (*comm_kernel)(const comm_exchange *x);
+
+/* The kernels that learn receive sizes on the way (x->inbox), for the
+ * exchange API: two-phase-bruck, inline-bruck, radix-bruck. */
+int comm_two_phase_bruck_kernel(const comm_exchange *x);
+int comm_inline_bruck_kernel(const comm_exchange *x);
+int comm_radix_bruck_kernel(const comm_exchange *x);
+
+/* The discovering kernel of backend `name` (and its parameter), or NULL
+ * when the backend needs receive counts in advance (registry.c). */
+comm_kernel comm_discovering_kernel(const char *name, int *param);
 
 /* Runs `kernel` on the MPI_Alltoallv arguments: the shared frontend of every
  * byte-moving backend.  `name` appears in error messages. */

@@ -49,17 +49,35 @@ void comm_copy(void *to, const void *from, size_t bytes)
     ravel_comm_charge_copy(bytes);
 }
 
+int comm_recv_block(const comm_exchange *x, int src, size_t len, char **to)
+{
+    int err = MPI_SUCCESS;
+    if (x->inbox) {
+        *to = comm_inbox_place(x->inbox, src, len, &err);
+        return err;
+    }
+    if (len != x->recv_bytes[src])
+        return ravel_error_set(MPI_ERR_TRUNCATE, "rank %d expects %zu bytes "
+                               "from rank %d, which sent %zu", x->ctx->rank,
+                               x->recv_bytes[src], src, len);
+    /* An empty block may sit at a NULL buffer (legal with zero counts),
+     * and NULL + 0 is undefined. */
+    *to = len ? x->recvbuf + x->recv_offset[src] : NULL;
+    return MPI_SUCCESS;
+}
+
 int comm_copy_self(const comm_exchange *x)
 {
     int me = x->ctx->rank;
-    if (x->send_bytes[me] != x->recv_bytes[me])
+    if (!x->inbox && x->send_bytes[me] != x->recv_bytes[me])
         return ravel_error_set(MPI_ERR_TRUNCATE,
                                "rank %d sends itself %zu bytes but expects %zu",
                                me, x->send_bytes[me], x->recv_bytes[me]);
-    if (x->send_bytes[me]) /* else the buffers may be NULL */
-        comm_copy(x->recvbuf + x->recv_offset[me],
-                  x->sendbuf + x->send_offset[me], x->send_bytes[me]);
-    return MPI_SUCCESS;
+    char *to;
+    int err = comm_recv_block(x, me, x->send_bytes[me], &to);
+    if (err == MPI_SUCCESS && to)
+        comm_copy(to, comm_send_block(x, me), x->send_bytes[me]);
+    return err;
 }
 
 int comm_global_max_block(const comm_exchange *x, size_t *max_bytes)

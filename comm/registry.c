@@ -107,6 +107,17 @@ static const struct {
 };
 enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
 
+comm_kernel comm_discovering_kernel(const char *name, int *param)
+{
+    *param = 0;
+    if (strcmp(name, "two-phase-bruck") == 0)
+        return comm_two_phase_bruck_kernel;
+    if (strcmp(name, "inline-bruck") == 0)
+        return comm_inline_bruck_kernel;
+    *param = comm_radix_of_name(name);
+    return *param ? comm_radix_bruck_kernel : NULL;
+}
+
 static ravel_alltoallv_fn lookup_family(const char *name, size_t f)
 {
     ravel_alltoallv_fn fn =

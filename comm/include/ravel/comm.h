@@ -105,6 +105,58 @@ const char *ravel_alltoallv_name(size_t i);
  * terminated); returns the length the full list needs. */
 size_t ravel_alltoallv_names(char *buf, size_t buflen, const char *sep);
 
+/* ---- an exchange that discovers its receive counts --------------------
+ *
+ * MPI_Alltoallv needs every receive count in advance, so its callers first
+ * exchange counts (an MPI_Alltoall).  A ravel_exchange does not: the
+ * library owns the buffers, the caller fills an outbox per destination
+ * (or hands one filled send buffer), runs the exchange, and reads, for
+ * each source, a view of what arrived.  The backends of the Bruck family
+ * (two-phase-bruck, inline-bruck, radix-bruck[:R]) learn the sizes on the
+ * way and place each block as it arrives; every other backend is run
+ * after one count exchange inside ravel_exchange_run (an MPI_Alltoall of
+ * 8 bytes per pair), so its cost shows in the exchange's time and counts.
+ * `auto` chooses per run: with statistics handed over by
+ * ravel_comm_hint_stats, or agreed by one allreduce in which each rank's
+ * largest receive is taken as its largest send (no rank knows its
+ * receives yet). */
+typedef struct ravel_exchange ravel_exchange;
+
+/* A handle for exchanges on comm with backend `name` (as
+ * ravel_alltoallv_lookup accepts).  Collective on first use of comm. */
+int ravel_exchange_create(MPI_Comm comm, const char *name,
+                          ravel_exchange **out);
+
+/* Frees the handle and every buffer and view it owns.  NULL is a no-op. */
+void ravel_exchange_free(ravel_exchange *x);
+
+/* Room for `bytes` more bytes at the end of dest's outbox: the caller
+ * writes them there.  Valid until the next outbox, send or run call on the
+ * handle; NULL (with ravel_error_message) when out of memory. */
+void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes);
+
+/* Instead of outboxes: for the next run only, rank i's block is the
+ * bytes[i] bytes at buf + offsets[i] (read in place, not copied, so it
+ * must stay untouched until the run returns).  Discards the outboxes. */
+int ravel_exchange_send(ravel_exchange *x, const void *buf,
+                        const size_t bytes[], const size_t offsets[]);
+
+/* Sends every outbox (or the send buffer) and receives every rank's block.
+ * Collective.  Empties the outboxes; the views of the previous run end. */
+int ravel_exchange_run(ravel_exchange *x);
+
+/* What rank src sent in the last run: *bytes bytes at the pointer (NULL
+ * when empty), read only, valid until the next run or the handle's free. */
+const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
+                                 size_t *bytes);
+
+/* Ends the last run's views and frees the memory behind them now (else it
+ * is kept for the next run). */
+void ravel_exchange_release(ravel_exchange *x);
+
+/* The backend that moved the data in the last run (auto's choice). */
+const char *ravel_exchange_backend(const ravel_exchange *x);
+
 /* ---- waiting ---------------------------------------------------------- */
 
 typedef enum { RAVEL_WAIT_BLOCK = 0, RAVEL_WAIT_YIELD = 1 } ravel_wait_mode;

@@ -1,0 +1,436 @@
+/* exchange.c: the exchange that discovers its receive counts (ravel/comm.h).
+ *
+ * Two paths.  A backend of the Bruck family runs its kernel on the
+ * outboxes as they are (x->send_at: no packing) with an inbox instead of a
+ * receive buffer: each block is placed when its last hop arrives (at its
+ * real size, which the kernel learned from the sizes that travel with the
+ * data), so no count exchange happens at all.  Every other backend needs
+ * the counts: one MPI_Alltoall of 8 bytes per pair, then the backend
+ * itself through its MPI_Alltoallv signature on MPI_BYTE, from one send
+ * buffer (the caller's, or the outboxes packed into one) into one receive
+ * buffer that the views point into.  That path has MPI_Alltoallv's int
+ * counts and displacements: per-rank totals up to INT_MAX bytes (a rank
+ * that would receive more fails alone, after the count exchange, as with
+ * an MPI_Alltoallv given a count it cannot take).
+ *
+ * The inbox keeps blocks in chunks that never move (each new chunk twice
+ * the last), reused from run to run: a view stays valid until the next
+ * run.  A rank that fails before the count exchange says so in it (a size
+ * of UINT64_MAX), so that every rank fails instead of waiting for it. */
+#include "comm_internal.h"
+
+#include "ravel/cost_model.h"
+#include "ravel/error.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { INBOX_CHUNKS = 64, FIRST_CHUNK = 4096, NAME_MAX_LEN = 32 };
+#define FAILED_SIZE UINT64_MAX
+
+struct comm_inbox {
+    char *chunk[INBOX_CHUNKS];
+    size_t nchunks, used, size; /* of the last chunk */
+    const char **view;          /* [P] */
+    size_t *len;                /* [P] */
+};
+
+struct ravel_exchange {
+    MPI_Comm comm;
+    comm_context *ctx;
+    char name[NAME_MAX_LEN];
+    ravel_alltoallv_fn fn;
+    int is_auto;
+    const char *last_backend;
+    /* outboxes, or the caller's send buffer */
+    char **out;
+    size_t *out_len, *out_cap;
+    const char *send_buf;
+    const size_t *send_bytes_arg, *send_off_arg;
+    /* per run */
+    size_t *send_bytes;   /* [P] */
+    const char **send_at; /* [P] */
+    uint64_t *counts;     /* [2P]: sent, received (the count exchange) */
+    int *ints;            /* [4P]: the MPI_Alltoallv arguments */
+    char *packed, *recv;
+    size_t packed_size, recv_size;
+    comm_inbox inbox;
+};
+
+char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err)
+{
+    *err = MPI_SUCCESS;
+    in->len[src] = len;
+    in->view[src] = NULL;
+    if (len == 0)
+        return NULL;
+    if (!in->nchunks || len > in->size - in->used) {
+        size_t next = in->nchunks ? 2 * in->size : FIRST_CHUNK;
+        while (next < len && next <= SIZE_MAX / 2)
+            next *= 2;
+        if (next < len || in->nchunks == INBOX_CHUNKS) {
+            *err = ravel_error_set(MPI_ERR_COUNT, "the exchange's inbox "
+                                   "overflows");
+            return NULL;
+        }
+        char *chunk = comm_payload_alloc(next, 0);
+        if (!chunk) {
+            *err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing "
+                                   "the exchange's inbox by %zu bytes", next);
+            return NULL;
+        }
+        in->chunk[in->nchunks++] = chunk;
+        in->size = next;
+        in->used = 0;
+    }
+    char *at = in->chunk[in->nchunks - 1] + in->used;
+    in->used += len;
+    in->view[src] = at;
+    return at;
+}
+
+/* Forgets the last run's views; keeps the largest chunk for the next. */
+static void inbox_reset(comm_inbox *in, int P)
+{
+    for (size_t c = 0; c + 1 < in->nchunks; c++)
+        comm_payload_free(in->chunk[c]);
+    if (in->nchunks > 1) {
+        in->chunk[0] = in->chunk[in->nchunks - 1];
+        in->nchunks = 1;
+    }
+    in->used = 0;
+    memset(in->len, 0, (size_t)P * sizeof *in->len);
+    memset(in->view, 0, (size_t)P * sizeof *in->view);
+}
+
+int ravel_exchange_create(MPI_Comm comm, const char *name,
+                          ravel_exchange **out)
+{
+    *out = NULL;
+    ravel_alltoallv_fn fn = ravel_alltoallv_lookup(name);
+    if (!fn)
+        return MPI_ERR_ARG; /* the registry's message says why */
+    if (strlen(name) >= NAME_MAX_LEN)
+        return ravel_error_set(MPI_ERR_ARG, "backend name '%s' is too long",
+                               name);
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return err;
+    size_t P = (size_t)ctx->size;
+    ravel_exchange *x = calloc(1, sizeof *x);
+    if (!x)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an "
+                               "exchange handle");
+    x->comm = comm;
+    x->ctx = ctx;
+    strcpy(x->name, name);
+    x->fn = fn;
+    x->is_auto = fn == ravel_alltoallv_auto;
+    x->out = calloc(P, sizeof *x->out);
+    x->out_len = calloc(P, sizeof *x->out_len);
+    x->out_cap = calloc(P, sizeof *x->out_cap);
+    x->send_bytes = calloc(P, sizeof *x->send_bytes);
+    x->send_at = calloc(P, sizeof *x->send_at);
+    x->counts = calloc(2 * P, sizeof *x->counts);
+    x->ints = calloc(4 * P, sizeof *x->ints);
+    x->inbox.view = calloc(P, sizeof *x->inbox.view);
+    x->inbox.len = calloc(P, sizeof *x->inbox.len);
+    if (!x->out || !x->out_len || !x->out_cap || !x->send_bytes ||
+        !x->send_at || !x->counts || !x->ints || !x->inbox.view ||
+        !x->inbox.len) {
+        ravel_exchange_free(x);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an "
+                               "exchange handle on %zu ranks", P);
+    }
+    *out = x;
+    return MPI_SUCCESS;
+}
+
+void ravel_exchange_free(ravel_exchange *x)
+{
+    if (!x)
+        return;
+    for (int i = 0; x->out && i < x->ctx->size; i++)
+        comm_payload_free(x->out[i]);
+    for (size_t c = 0; c < x->inbox.nchunks; c++)
+        comm_payload_free(x->inbox.chunk[c]);
+    comm_payload_free(x->packed);
+    comm_payload_free(x->recv);
+    free(x->out);
+    free(x->out_len);
+    free(x->out_cap);
+    free(x->send_bytes);
+    free(x->send_at);
+    free(x->counts);
+    free(x->ints);
+    free(x->inbox.view);
+    free(x->inbox.len);
+    free(x);
+}
+
+void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
+{
+    if (dest < 0 || dest >= x->ctx->size) {
+        ravel_error_set(MPI_ERR_RANK, "outbox of rank %d: the communicator "
+                        "has ranks 0 to %d", dest, x->ctx->size - 1);
+        return NULL;
+    }
+    x->send_buf = NULL; /* outboxes again */
+    size_t need = x->out_len[dest] + bytes;
+    if (need < bytes) {
+        ravel_error_set(MPI_ERR_COUNT, "outbox of rank %d overflows size_t",
+                        dest);
+        return NULL;
+    }
+    if (need > x->out_cap[dest] || !x->out[dest]) {
+        size_t cap = x->out_cap[dest] ? x->out_cap[dest] : 256;
+        while (cap < need)
+            cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
+        char *grown = comm_payload_alloc(cap, 0);
+        if (!grown) {
+            ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the "
+                            "outbox of rank %d to %zu bytes", dest, cap);
+            return NULL;
+        }
+        if (x->out_len[dest])
+            memcpy(grown, x->out[dest], x->out_len[dest]);
+        comm_payload_free(x->out[dest]);
+        x->out[dest] = grown;
+        x->out_cap[dest] = cap;
+    }
+    char *at = x->out[dest] + x->out_len[dest];
+    x->out_len[dest] = need;
+    return at;
+}
+
+int ravel_exchange_send(ravel_exchange *x, const void *buf,
+                        const size_t bytes[], const size_t offsets[])
+{
+    for (int i = 0; i < x->ctx->size; i++)
+        x->out_len[i] = 0;
+    x->send_buf = buf ? buf : "";
+    x->send_bytes_arg = bytes;
+    x->send_off_arg = offsets;
+    return MPI_SUCCESS;
+}
+
+/* This run's blocks: send_bytes[] and send_at[]. */
+static void gather_blocks(ravel_exchange *x)
+{
+    for (int i = 0; i < x->ctx->size; i++) {
+        x->send_bytes[i] = x->send_buf ? x->send_bytes_arg[i]
+                                       : x->out_len[i];
+        x->send_at[i] = !x->send_bytes[i] ? NULL
+                        : x->send_buf     ? x->send_buf + x->send_off_arg[i]
+                                          : x->out[i];
+    }
+}
+
+static int run_discovering(ravel_exchange *x, comm_kernel kernel, int param)
+{
+    comm_exchange e = {0};
+    e.send_bytes = x->send_bytes;
+    e.send_at = x->send_at;
+    e.ctx = x->ctx;
+    e.param = param;
+    e.inbox = &x->inbox;
+    int err = kernel(&e);
+    comm_charge_flush();
+    return err;
+}
+
+/* The count exchange, with a failure flag, in the communicator's waiting
+ * mode. */
+static int exchange_counts(ravel_exchange *x, int failed)
+{
+    const int P = x->ctx->size;
+    uint64_t *out = x->counts, *in = x->counts + P;
+    for (int i = 0; i < P; i++)
+        out[i] = failed ? FAILED_SIZE : (uint64_t)x->send_bytes[i];
+    MPI_Request request;
+    comm_charge_flush();
+    int err = MPI_Ialltoall(out, 1, MPI_UINT64_T, in, 1, MPI_UINT64_T,
+                            x->ctx->comm, &request);
+    if (err == MPI_SUCCESS)
+        err = comm_waitall(x->ctx, 1, &request);
+    if (err != MPI_SUCCESS)
+        return err;
+    comm_stats_add((uint64_t)(P - 1), 8 * (uint64_t)(P - 1));
+    if (failed)
+        return failed;
+    for (int i = 0; i < P; i++)
+        if (in[i] == FAILED_SIZE)
+            return ravel_error_set(MPI_ERR_OTHER, "rank %d failed before "
+                                   "the exchange", i);
+    return MPI_SUCCESS;
+}
+
+/* Room for `need` bytes in a buffer whose contents are dead. */
+static int grow(char **buf, size_t *size, size_t need, const char *what)
+{
+    if (need <= *size && *buf)
+        return MPI_SUCCESS;
+    comm_payload_free(*buf);
+    *size = 0;
+    *buf = comm_payload_alloc(need ? need : 1, 0);
+    if (!*buf)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
+                               "exchange's %s of %zu bytes", what, need);
+    *size = need;
+    return MPI_SUCCESS;
+}
+
+/* Send and receive totals and blocks in MPI_Alltoallv's ints, or
+ * MPI_ERR_COUNT. */
+static int fill_ints(ravel_exchange *x, int receive_side)
+{
+    const int P = x->ctx->size;
+    int *count = x->ints + (receive_side ? 2 * P : 0), *displ = count + P;
+    size_t at = 0;
+    for (int i = 0; i < P; i++) {
+        size_t n = receive_side ? (size_t)x->counts[P + i] : x->send_bytes[i];
+        if (n > INT_MAX || at > INT_MAX - n)
+            return ravel_error_set(MPI_ERR_COUNT, "rank %d %s more than "
+                                   "INT_MAX bytes in all, more than backend "
+                                   "'%s' takes without the Bruck family's "
+                                   "discovery", x->ctx->rank,
+                                   receive_side ? "receives" : "sends",
+                                   x->name);
+        count[i] = (int)n;
+        displ[i] = (int)at;
+        at += n;
+    }
+    return MPI_SUCCESS;
+}
+
+static int run_with_counts(ravel_exchange *x, ravel_alltoallv_fn fn)
+{
+    const int P = x->ctx->size;
+    int failed = fill_ints(x, 0);
+    /* One send buffer: the caller's as it is (its offsets as the
+     * displacements), or the outboxes packed in rank order. */
+    const char *send = x->send_buf;
+    for (int i = 0; send && failed == MPI_SUCCESS && i < P; i++) {
+        if (x->send_off_arg[i] > INT_MAX)
+            failed = ravel_error_set(MPI_ERR_COUNT, "rank %d's block for "
+                                     "rank %d starts past INT_MAX bytes",
+                                     x->ctx->rank, i);
+        x->ints[P + i] = (int)x->send_off_arg[i];
+    }
+    if (!send && failed == MPI_SUCCESS) {
+        size_t total = (size_t)x->ints[2 * P - 1] + x->send_bytes[P - 1];
+        failed = grow(&x->packed, &x->packed_size, total, "send buffer");
+        for (int i = 0; failed == MPI_SUCCESS && i < P; i++)
+            if (x->send_bytes[i])
+                comm_copy(x->packed + x->ints[P + i], x->send_at[i],
+                          x->send_bytes[i]);
+        send = x->packed;
+    }
+    int err = exchange_counts(x, failed);
+    if (err == MPI_SUCCESS)
+        err = fill_ints(x, 1);
+    size_t total = 0;
+    for (int i = 0; err == MPI_SUCCESS && i < P; i++)
+        total += (size_t)x->counts[P + i];
+    if (err == MPI_SUCCESS)
+        err = grow(&x->recv, &x->recv_size, total, "receive buffer");
+    if (err != MPI_SUCCESS)
+        return err;
+    int *sc = x->ints, *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+    err = fn(send, sc, sd, MPI_BYTE, x->recv, rc, rd, MPI_BYTE, x->comm);
+    for (int i = 0; err == MPI_SUCCESS && i < P; i++) {
+        x->inbox.len[i] = (size_t)rc[i];
+        x->inbox.view[i] = rc[i] ? x->recv + rd[i] : NULL;
+    }
+    return err;
+}
+
+/* auto: the statistics (handed over, or agreed with each rank's receives
+ * taken as its sends), then the model's choice. */
+static int choose(ravel_exchange *x, const char **name)
+{
+    comm_context *ctx = x->ctx;
+    const ravel_cost_params *model = NULL;
+    int err = ravel_comm_model(&model, NULL);
+    ravel_call_stats s;
+    if (ctx->hinted) {
+        s = ctx->hint;
+        s.P = ctx->size;
+        ctx->hinted = 0;
+    } else {
+        const int P = ctx->size;
+        int *ic = x->ints; /* byte counts as ints, the agreement's input */
+        for (int i = 0; i < P; i++)
+            ic[i] = x->send_bytes[i] > INT_MAX ? INT_MAX
+                                               : (int)x->send_bytes[i];
+        err = comm_agree_on_stats(ic, MPI_BYTE, ic, MPI_BYTE, err, ctx, &s);
+    }
+    if (err != MPI_SUCCESS)
+        return err;
+    comm_model_announce_default();
+    ravel_cost_params m = *model;
+    m.ranks_per_node = ctx->node_ranks;
+    double predicted;
+    *name = ravel_cost_choose(&m, &s, &predicted);
+    if (!*name)
+        *name = "vendor";
+    ctx->last_predicted = predicted;
+    ctx->last_choice = 0;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
+        if (strcmp(ravel_alltoallv_name(i), *name) == 0)
+            ctx->last_choice = (int)i;
+    return MPI_SUCCESS;
+}
+
+int ravel_exchange_run(ravel_exchange *x)
+{
+    ravel_error_clear();
+    const int P = x->ctx->size;
+    gather_blocks(x);
+    inbox_reset(&x->inbox, P);
+    const char *name = x->name;
+    int err = x->is_auto ? choose(x, &name) : MPI_SUCCESS;
+    if (err == MPI_SUCCESS) {
+        x->last_backend = name;
+        int param;
+        comm_kernel kernel = comm_discovering_kernel(name, &param);
+        err = kernel ? run_discovering(x, kernel, param)
+                     : run_with_counts(x, ravel_alltoallv_lookup(name));
+    }
+    for (int i = 0; i < P; i++)
+        x->out_len[i] = 0;
+    x->send_buf = NULL;
+    if (err != MPI_SUCCESS)
+        return comm_report_error(x->comm, "exchange", err);
+    return MPI_SUCCESS;
+}
+
+const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
+                                 size_t *bytes)
+{
+    if (src < 0 || src >= x->ctx->size) {
+        *bytes = 0;
+        return NULL;
+    }
+    *bytes = x->inbox.len[src];
+    return x->inbox.view[src];
+}
+
+void ravel_exchange_release(ravel_exchange *x)
+{
+    inbox_reset(&x->inbox, x->ctx->size);
+    for (size_t c = 0; c < x->inbox.nchunks; c++)
+        comm_payload_free(x->inbox.chunk[c]);
+    x->inbox.nchunks = 0;
+    x->inbox.used = x->inbox.size = 0;
+    comm_payload_free(x->recv);
+    x->recv = NULL;
+    x->recv_size = 0;
+}
+
+const char *ravel_exchange_backend(const ravel_exchange *x)
+{
+    return x->last_backend;
+}

@@ -1,0 +1,204 @@
+// The exchange that discovers its receive counts (ravel_exchange_*), with
+// every backend, against an oracle that needs no exchange at all: every
+// byte is a function of (sender, receiver, position), and every block's
+// length is the shape's count (exchange_cases.h), so each rank knows what
+// it must find in each view.  Also: the Bruck family posts exactly its
+// MPI_Alltoallv messages (no count exchange), the others exactly P - 1
+// more; views survive until the next run; the send-buffer form; repeated
+// runs of changing sizes on one handle.  Runs under mpiexec on several P.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "exchange_cases.h"
+#include "mpi_gtest_main.h"
+#include "ravel/comm.h"
+#include "ravel/cost_model.h"
+#include "ravel/error.h"
+
+namespace {
+
+int rank_, size_;
+
+unsigned char byte_of(uint64_t seed, int src, int dst, size_t i)
+{
+    return (unsigned char)case_mix(seed * 131 + (uint64_t)src * 8191 +
+                                   (uint64_t)dst * 127 + i);
+}
+
+// Bytes src sends dst: the shape's count times 3 (odd sizes).
+size_t length_of(int shape, uint64_t seed, int src, int dst)
+{
+    return 3 * (size_t)case_count((exchange_shape)shape, seed, src, dst,
+                                  size_, 700);
+}
+
+std::vector<std::string> backends()
+{
+    std::vector<std::string> names;
+    for (const char *v : {"radix-bruck:3", "radix-bruck:16",
+                          "padded-bruck:basic"})
+        EXPECT_NE(ravel_alltoallv_lookup(v), nullptr) << v;
+    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
+        names.push_back(ravel_alltoallv_name(i));
+    return names;
+}
+
+bool discovers(const std::string &name)
+{
+    return name == "two-phase-bruck" || name == "inline-bruck" ||
+           name.rfind("radix-bruck", 0) == 0;
+}
+
+// Fills the outboxes in up to three appends per destination.
+void fill_outboxes(ravel_exchange *x, int shape, uint64_t seed)
+{
+    for (int dst = 0; dst < size_; dst++) {
+        size_t len = length_of(shape, seed, rank_, dst), done = 0;
+        for (int part = 0; part < 3 && done < len; part++) {
+            size_t n = part == 2 ? len - done : (len - done + 1) / 2;
+            auto *p = static_cast<unsigned char *>(
+                ravel_exchange_outbox(x, dst, n));
+            ASSERT_NE(p, nullptr) << ravel_error_message();
+            for (size_t i = 0; i < n; i++)
+                p[i] = byte_of(seed, rank_, dst, done + i);
+            done += n;
+        }
+    }
+}
+
+void check_inbox(const ravel_exchange *x, int shape, uint64_t seed,
+                 const std::string &what)
+{
+    for (int src = 0; src < size_; src++) {
+        size_t got = 0;
+        auto *p = static_cast<const unsigned char *>(
+            ravel_exchange_inbox(x, src, &got));
+        size_t want = length_of(shape, seed, src, rank_);
+        ASSERT_EQ(got, want) << what << " from rank " << src;
+        if (want) {
+            ASSERT_NE(p, nullptr) << what;
+        }
+        for (size_t i = 0; i < want; i++)
+            if (p[i] != byte_of(seed, src, rank_, i)) {
+                ADD_FAILURE() << what << " from rank " << src << ": byte "
+                              << i << " differs";
+                return;
+            }
+    }
+}
+
+std::vector<uint64_t> matrix(int shape, uint64_t seed)
+{
+    std::vector<uint64_t> m((size_t)size_ * size_);
+    for (int s = 0; s < size_; s++)
+        for (int d = 0; d < size_; d++)
+            m[(size_t)s * size_ + d] = length_of(shape, seed, s, d);
+    return m;
+}
+
+} // namespace
+
+TEST(Exchange, EveryBackendDeliversEveryBlockWithoutCounts)
+{
+    for (const std::string &name : backends()) {
+        ravel_exchange *x = nullptr;
+        ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, name.c_str(), &x),
+                  MPI_SUCCESS)
+            << ravel_error_message();
+        // One handle, many runs: sizes change from run to run.
+        for (int shape = 0; shape < SHAPE_COUNT; shape++)
+            for (uint64_t seed : {1u, 2u}) {
+                std::string what = name + " " + shape_names[shape] + " P=" +
+                                   std::to_string(size_) + " seed " +
+                                   std::to_string(seed);
+                fill_outboxes(x, shape, seed);
+                ravel_comm_stats_reset();
+                ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS)
+                    << what << ": " << ravel_error_message();
+                ravel_comm_stats got = ravel_comm_stats_get();
+                check_inbox(x, shape, seed, what);
+                std::string used = ravel_exchange_backend(x);
+                ravel_cost_counts want;
+                std::vector<uint64_t> m = matrix(shape, seed);
+                ASSERT_EQ(ravel_cost_counts_of(used.c_str(), size_, rank_,
+                                               m.data(), &want),
+                          0)
+                    << used;
+                // The Bruck family learns sizes on the way: exactly its
+                // own messages.  The others: one count per peer more.
+                uint64_t extra = discovers(used) ? 0 : (uint64_t)size_ - 1;
+                EXPECT_EQ(got.messages, want.messages + extra)
+                    << what << " ran " << used;
+            }
+        ravel_exchange_free(x);
+    }
+}
+
+TEST(Exchange, ViewsLastUntilTheNextRunAndTheSendBufferFormWorks)
+{
+    for (const std::string &name : backends()) {
+        ravel_exchange *x = nullptr;
+        ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, name.c_str(), &x),
+                  MPI_SUCCESS);
+        fill_outboxes(x, SHAPE_RANDOM, 5);
+        ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << name;
+        // Writing the next run's outboxes leaves this run's views alone.
+        fill_outboxes(x, SHAPE_SKEWED, 6);
+        check_inbox(x, SHAPE_RANDOM, 5, name + " before the next run");
+        ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << name;
+        check_inbox(x, SHAPE_SKEWED, 6, name + " outboxes written early");
+        ravel_exchange_release(x); // and the next run starts from nothing
+        size_t none = 1;
+        ravel_exchange_inbox(x, 0, &none);
+        EXPECT_EQ(none, 0u) << name << " views after release";
+
+        // The caller's buffer, blocks in reverse rank order with gaps.
+        std::vector<size_t> bytes(size_), offsets(size_);
+        size_t at = 0;
+        for (int dst = size_ - 1; dst >= 0; dst--) {
+            bytes[dst] = length_of(SHAPE_SPARSE, 7, rank_, dst);
+            offsets[dst] = at;
+            at += bytes[dst] + 5;
+        }
+        std::vector<unsigned char> buf(at + 1, 0xEE);
+        for (int dst = 0; dst < size_; dst++)
+            for (size_t i = 0; i < bytes[dst]; i++)
+                buf[offsets[dst] + i] = byte_of(7, rank_, dst, i);
+        std::vector<unsigned char> before = buf;
+        ASSERT_EQ(ravel_exchange_send(x, buf.data(), bytes.data(),
+                                      offsets.data()),
+                  MPI_SUCCESS);
+        ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << name;
+        check_inbox(x, SHAPE_SPARSE, 7, name + " send buffer");
+        EXPECT_EQ(buf, before) << name << " wrote to the send buffer";
+        ravel_exchange_free(x);
+    }
+}
+
+TEST(Exchange, BadNamesAndRanksAreRefused)
+{
+    ravel_exchange *x = reinterpret_cast<ravel_exchange *>(1);
+    EXPECT_EQ(ravel_exchange_create(MPI_COMM_WORLD, "radix-bruck:1", &x),
+              MPI_ERR_ARG);
+    EXPECT_EQ(x, nullptr);
+    EXPECT_NE(std::string(ravel_error_message()).find("radix-bruck:1"),
+              std::string::npos);
+    ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, "vendor", &x),
+              MPI_SUCCESS);
+    EXPECT_EQ(ravel_exchange_outbox(x, size_, 1), nullptr);
+    EXPECT_NE(std::string(ravel_error_message()).find("outbox of rank"),
+              std::string::npos);
+    EXPECT_EQ(ravel_exchange_outbox(x, -1, 1), nullptr);
+    ravel_exchange_free(x);
+    ravel_exchange_free(nullptr);
+}
+
+int main(int argc, char **argv)
+{
+    return mpi_gtest_main(argc, argv, &rank_, &size_, "Exchange");
+}
