@@ -102,8 +102,10 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
         model_err = ravel_comm_model(&model, NULL);
     if (err == MPI_SUCCESS)
         err = model_err;
-    /* Every rank learns whether rank 0 could open the log, and whether
-     * every rank has a model. */
+    if (err == MPI_SUCCESS && o->discover_counts)
+        err = ravel_exchange_create(e->comm, backend, &e->exchange);
+    /* Every rank learns whether rank 0 could open the log, whether every
+     * rank has a model, and whether every rank has its exchange. */
     int bad = err != MPI_SUCCESS, any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, e->comm);
     if (any) {
@@ -188,6 +190,7 @@ void ravel_engine_free(ravel_engine *e)
         MPI_Op_free(&e->record_op);
     if (e->log)
         fclose(e->log);
+    ravel_exchange_free(e->exchange);
     MPI_Comm_free(&e->comm);
     free(e);
 }

@@ -166,24 +166,25 @@ static void pack_stream(ravel_engine *e, int dest, uint64_t *out)
 }
 
 /* Hands tuples over to slot's relation: candidates, or moved tuples. */
-static tuple_buf *slot_incoming(ravel_engine *e, size_t slot)
+tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot)
 {
     relation *r = &e->rels[slot / 2];
     return (slot & 1) ? &r->incoming_delta : &r->incoming;
 }
 
-static int deliver(ravel_engine *e, size_t slot, const uint64_t *t, size_t n)
+int exchange_deliver(ravel_engine *e, size_t slot, const uint64_t *t,
+                     size_t n)
 {
     const relation *r = &e->rels[slot / 2];
     ravel_comm_charge_copy(n * r->arity * sizeof *t);
-    return relation_error(r, tuple_buf_append(slot_incoming(e, slot),
+    return relation_error(r, tuple_buf_append(exchange_slot_incoming(e, slot),
                                               r->arity, t, n));
 }
 
 /* Moves the tuples of *from into *into without copying the larger of the
  * two buffers (their order does not matter: promotion sorts); *from is left
  * empty, and freed even on failure. */
-static int hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
+int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
 {
     if (from->n > into->n) {
         tuple_buf x = *into;
@@ -197,14 +198,14 @@ static int hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
     return err;
 }
 
-/* Checks the streams' segment headers and adds each slot's tuple count to
- * count[slot] (outbox_slots entries, zeroed by the caller). */
-static int scan_streams(const ravel_engine *e, const uint64_t *recv,
-                        const uint64_t *rlen, const uint64_t *roff,
-                        uint64_t *count)
+int exchange_scan_streams(const ravel_engine *e,
+                          const uint64_t *const *view, const uint64_t *len,
+                          uint64_t *count)
 {
     for (int source = 0; source < e->size; source++) {
-        const uint64_t *in = recv + roff[source], *end = in + rlen[source];
+        if (len[source] == 0)
+            continue; /* its view may be NULL, and NULL + 0 is undefined */
+        const uint64_t *in = view[source], *end = in + len[source];
         while (in < end) {
             if (end - in < 2 || in[0] >= e->outbox_slots)
                 return ravel_error_set(MPI_ERR_INTERN, "malformed "
@@ -234,7 +235,16 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
     if (!count)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "received-tuple counts", e->outbox_slots);
-    int err = scan_streams(e, *recv, rlen, roff, count);
+    const uint64_t **view = malloc((size_t)e->size * sizeof *view);
+    if (!view) {
+        free(count);
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %d "
+                               "stream pointers", e->size);
+    }
+    for (int i = 0; i < e->size; i++)
+        view[i] = *recv + roff[i];
+    int err = exchange_scan_streams(e, view, rlen, count);
+    free(view);
     size_t big = 0;
     for (size_t s = 1; s < e->outbox_slots; s++)
         if (count[s] * e->rels[s / 2].arity >
@@ -251,7 +261,7 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
                 ravel_comm_charge_copy(words_n * sizeof *w);
                 w += words_n;
             } else {
-                err = deliver(e, slot, in + 2, n);
+                err = exchange_deliver(e, slot, in + 2, n);
             }
             in += 2 + words_n;
         }
@@ -265,7 +275,8 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
                          words * sizeof **recv};
         *recv = NULL; /* got owns it now */
         err = relation_error(&e->rels[big / 2],
-                             hand_over(slot_incoming(e, big), &got,
+                             exchange_hand_over(exchange_slot_incoming(e, big),
+                                                &got,
                                        e->rels[big / 2].arity));
     }
     free(count);
@@ -279,7 +290,8 @@ static int deliver_self(ravel_engine *e)
         tuple_buf *b = outbox_at(e, s, e->rank);
         if (!b->n)
             continue;
-        int err = hand_over(slot_incoming(e, s), b, e->rels[s / 2].arity);
+        int err = exchange_hand_over(exchange_slot_incoming(e, s), b,
+                                     e->rels[s / 2].arity);
         if (err != MPI_SUCCESS)
             return relation_error(&e->rels[s / 2], err);
     }
@@ -294,7 +306,8 @@ static void outbox_clear(ravel_engine *e)
 
 /* Which backend moved the tuples and what the model predicted for it (for
  * several rounds: the prediction of one round times their number). */
-static void note_backend(ravel_engine *e, uint64_t rounds, exchange_stats *st)
+void exchange_note_backend(ravel_engine *e, uint64_t rounds,
+                           exchange_stats *st)
 {
     st->backend = e->backend_index;
     if (e->backend_is_auto) {
@@ -490,6 +503,17 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
         if (i != e->rank)
             pack_stream(e, i, send + soff[i]);
     }
+    if (e->opt.discover_counts) {
+        for (int i = 0; i < P; i++)
+            soff[P + i] = out_meta[META * i + M_LEN]; /* slen, in roff */
+        err = exchange_discover(e, send, soff + P, soff, local_error, st);
+        staging_free(&send, send_bytes);
+        if (err == MPI_SUCCESS)
+            err = deliver_self(e);
+        free(meta);
+        outbox_clear(e);
+        return err;
+    }
     for (int i = 0; i < P; i++) {
         out_meta[META * i + M_MAX] = local_max;
         out_meta[META * i + M_ERR] = (uint64_t)(local_error != 0);
@@ -556,7 +580,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
         err = move_words(e, send, slen, soff, recv, rlen, roff, rounds,
                          e->opt.max_block_elements);
         st->backend_seconds = ravel_now() - t0;
-        note_backend(e, rounds, st);
+        exchange_note_backend(e, rounds, st);
         staging_free(&send, send_bytes);
         if (err == MPI_SUCCESS)
             err = unpack_streams(e, &recv, rlen, roff);

@@ -231,6 +231,7 @@ struct ravel_engine {
     ravel_engine_options opt;
     char backend_name[64];
     ravel_alltoallv_fn alltoallv;
+    ravel_exchange *exchange;     /* the discover_counts path's handle */
     int backend_index;            /* in the comm registry */
     int backend_is_auto;          /* it chooses per call: hint it */
     ravel_call_stats call_stats;  /* of the iteration's backend call */
@@ -328,6 +329,25 @@ typedef struct {
  * failing after the agreement returns its error alone: callers agree on
  * errors in their next collective.  Collective. */
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st);
+
+/* exchange_run's second half when the receive sizes are discovered
+ * (exchange_discover.c): the agreement, the rounds through e->exchange,
+ * the arrivals to their relations.  slen/soff: words and offsets of each
+ * destination's stream in send. */
+int exchange_discover(ravel_engine *e, const uint64_t *send,
+                      const uint64_t *slen, const uint64_t *soff,
+                      int local_error, exchange_stats *st);
+
+/* Shared by both paths (exchange.c). */
+tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
+int exchange_deliver(ravel_engine *e, size_t slot, const uint64_t *t,
+                     size_t n);
+int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity);
+int exchange_scan_streams(const ravel_engine *e,
+                          const uint64_t *const *view, const uint64_t *len,
+                          uint64_t *count);
+void exchange_note_backend(ravel_engine *e, uint64_t rounds,
+                           exchange_stats *st);
 
 /* ---- storage (storage.c) ------------------------------------------------- */
 

@@ -11,6 +11,7 @@ void engine_cli_init(engine_cli *c)
 {
     memset(c, 0, sizeof *c);
     c->comm = "auto";
+    c->exchange = "alltoallv";
     c->checkpoint_every = 600.0;
 }
 
@@ -23,6 +24,12 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
          "padded-bruck, two-phase-bruck, pairwise, inline-bruck, "
          "radix-bruck[:R] (radix R >= 2, default 4), or auto: the one the "
          "cost model predicts fastest, per iteration, the default)"},
+        {"exchange", RAVEL_OPT_STRING, &c->exchange, "HOW",
+         "how an iteration's receive sizes are learned: 'alltoallv' (an "
+         "MPI_Alltoall of counts, then the backend; the default) or "
+         "'discover' (an allreduce of six words, then the exchange API: "
+         "the Bruck backends learn sizes with the data, the others "
+         "exchange counts inside their call)"},
         {"model", RAVEL_OPT_STRING, &c->model, "FILE",
          "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
          "else built-in)"},
@@ -55,6 +62,10 @@ int engine_cli_check(const engine_cli *c)
 {
     if (!ravel_alltoallv_lookup(c->comm))
         return ravel_report(2, "--comm: %s", ravel_error_message());
+    if (strcmp(c->exchange, "alltoallv") != 0 &&
+        strcmp(c->exchange, "discover") != 0)
+        return ravel_report(2, "--exchange=%s: expected alltoallv or "
+                            "discover", c->exchange);
     if (!(c->checkpoint_every >= 0.0))
         return ravel_report(2, "--checkpoint-every=%g: expected seconds, "
                             "at least 0", c->checkpoint_every);
@@ -64,6 +75,7 @@ int engine_cli_check(const engine_cli *c)
 void engine_cli_apply(const engine_cli *c, ravel_engine_options *eo)
 {
     eo->comm_backend = c->comm;
+    eo->discover_counts = strcmp(c->exchange, "discover") == 0;
     eo->model_path = c->model;
     eo->max_memory = c->max_memory;
     eo->checkpoint_dir = c->checkpoint;

@@ -13,6 +13,7 @@
 
 typedef struct {
     const char *comm;
+    const char *exchange; /* "alltoallv" or "discover" */
     const char *model;
     uint64_t max_memory; /* 0: the engine's default */
     const char *checkpoint;
@@ -23,7 +24,7 @@ typedef struct {
 } engine_cli;
 
 /* The most options engine_cli_options writes. */
-#define ENGINE_CLI_OPTIONS 9
+#define ENGINE_CLI_OPTIONS 10
 
 void engine_cli_init(engine_cli *c);
 

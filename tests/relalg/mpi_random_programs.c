@@ -385,6 +385,9 @@ static void run_engine(const program *facts, const program *expect,
     o.pack_min_tuples = (variant / 2) % 2 ? 1 : 0;
     if (variant % 4 == 3)
         o.max_block_elements = 5; /* several exchange rounds */
+    /* Half the variants learn receive sizes on the way (ravel_exchange),
+     * several rounds included. */
+    o.discover_counts = (variant / 4) % 2;
     o.max_memory = max_memory;
     int limited = max_memory != UINT64_MAX;
     ravel_engine *e;

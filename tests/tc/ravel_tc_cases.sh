@@ -51,15 +51,16 @@ json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" <<<"$2"; }
 case $what in
 manifest)
   name=$1 P=$2 backend=$3
+  shift 3 # the rest: more ravel-tc flags
   row=$(awk -F'\t' -v n="$name" '$1 == n' "$datasets/MANIFEST.tsv")
   [[ -n $row ]] || die "$name is not in $datasets/MANIFEST.tsv"
   want_size=$(cut -f4 <<<"$row") want_depth=$(cut -f5 <<<"$row")
   # shellcheck disable=SC2046
   out=$("$mpiexec" -n "$P" "$ravel_tc" --quiet --json --comm="$backend" \
-        $(read_flags "$name") "$datasets/$name.mtx")
+        $(read_flags "$name") "$@" "$datasets/$name.mtx")
   size=$(json_field closure_size "$out")
   depth=$(json_field productive_iterations "$out")
-  echo "$name P=$P $backend: closure $size (published $want_size)," \
+  echo "$name P=$P $backend $*: closure $size (published $want_size)," \
        "iterations with new paths $depth (tc_depth $want_depth)"
   [[ $size == "$want_size" ]] || die "closure size $size != $want_size"
   [[ $depth == "$want_depth" ]] || die "depth $depth != $want_depth"

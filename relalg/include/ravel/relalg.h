@@ -105,6 +105,11 @@ typedef struct {
                                    stratum; NULL = none */
     double checkpoint_every;  /* seconds between snapshots; 0 = after every
                                  iteration; default 600 */
+    int discover_counts;      /* 1: exchange through ravel_exchange
+                                 (comm.h), which learns receive sizes on
+                                 the way, after one small allreduce; 0:
+                                 an MPI_Ialltoall of counts, then the
+                                 backend's MPI_Alltoallv (default) */
     const char *resume_dir;   /* the next ravel_run continues from the
                                  newest complete snapshot in this folder
                                  (on any number of ranks) instead of from
