@@ -35,6 +35,13 @@ void comm_stats_add(uint64_t messages, uint64_t bytes)
     stats.bytes += bytes;
 }
 
+void comm_stats_add_metadata(uint64_t messages, uint64_t bytes)
+{
+    comm_stats_add(messages, bytes);
+    stats.metadata_messages += messages;
+    stats.metadata_bytes += bytes;
+}
+
 void comm_stats_send(size_t bytes, int metadata)
 {
     stats.messages++;

@@ -145,8 +145,10 @@ int comm_isend(const void *buf, size_t bytes, int peer, int tag,
 int comm_irecv(void *buf, size_t bytes, int peer, int tag,
                const comm_context *ctx, MPI_Request *request);
 
-/* Adds to the statistics what a collective delivered. */
+/* Adds to the statistics what a collective delivered (of sizes, not
+ * data: comm_stats_add_metadata). */
 void comm_stats_add(uint64_t messages, uint64_t bytes);
+void comm_stats_add_metadata(uint64_t messages, uint64_t bytes);
 
 /* Counts one send (and its bytes) or one receive posted (comm_isend and
  * comm_irecv call these). */

@@ -257,7 +257,7 @@ static int exchange_counts(ravel_exchange *x, int failed)
         err = comm_waitall(x->ctx, 1, &request);
     if (err != MPI_SUCCESS)
         return err;
-    comm_stats_add((uint64_t)(P - 1), 8 * (uint64_t)(P - 1));
+    comm_stats_add_metadata((uint64_t)(P - 1), 8 * (uint64_t)(P - 1));
     if (failed)
         return failed;
     for (int i = 0; i < P; i++)
