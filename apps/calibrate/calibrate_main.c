@@ -4,7 +4,7 @@
  *
  * measures alpha and beta (ping-pong), o (batches of zero-byte messages),
  * gamma (memcpy) and the ranks per node on MPI_COMM_WORLD, and writes them
- * as a model file (comm/model_file.c) for --model=FILE or RAVEL_MODEL=FILE.
+ * as a model file (comm/model/model_file.c) for --model=FILE or RAVEL_MODEL=FILE.
  * Ranks other than 0 and its partner idle at the agreement points between
  * steps.  Every failure is agreed on by all ranks before the next collective
  * step, reported once by rank 0, and every rank exits non-zero. */

@@ -1,4 +1,4 @@
-// The zero-rotation Bruck schedule (comm/bruck_schedule.h) against a literal
+// The zero-rotation Bruck schedule (comm/bruck/bruck_schedule.h) against a literal
 // simulation of the classical algorithm, for every P up to 64.
 //
 // The simulation moves labelled blocks (source, destination) the way Bruck

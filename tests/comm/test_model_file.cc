@@ -1,4 +1,4 @@
-// comm/model_file.c: model files round-trip exactly, and every kind of bad
+// comm/model/model_file.c: model files round-trip exactly, and every kind of bad
 // file is refused with a message naming the file and the member or position.
 #include <gtest/gtest.h>
 

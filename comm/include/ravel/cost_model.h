@@ -1,7 +1,7 @@
 /* ravel/cost_model.h: what each all-to-all backend costs, for one call.
  *
  * The model is the one place that knows what every backend costs.  It has
- * two layers, both closed forms derived in comm/cost_model.c:
+ * two layers, both closed forms derived in comm/model/cost_model.c:
  *
  *  - counts: given every block size of a call (the P x P matrix), exactly
  *    what one rank posts, sends and copies in each backend.  The tests
@@ -95,7 +95,7 @@ const char *ravel_cost_choose(const ravel_cost_params *m,
 /* ---- the model the backends use --------------------------------------- */
 
 /* Built-in parameters, used when no model file is given: rough figures of a
- * single multi-core node (see comm/cost_model.c for their origin). */
+ * single multi-core node (see comm/model/cost_model.c for their origin). */
 void ravel_cost_params_default(ravel_cost_params *m);
 
 /* Reads a model file written by ravel-calibrate.  A file that is missing,

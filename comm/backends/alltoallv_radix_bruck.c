@@ -35,7 +35,7 @@
  * Cost per rank: sum over rounds k of m_k messages (the digits with
  * positions, plus one per message past E_r bytes), 8 n bytes of header and
  * the blocks at the moving positions; every block packed and unpacked once
- * per hop.  Exact counts and the prediction: comm/cost_model.c. */
+ * per hop.  Exact counts and the prediction: comm/model/cost_model.c. */
 #include "comm_internal.h"
 
 #include "bruck_schedule.h"

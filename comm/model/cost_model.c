@@ -260,16 +260,25 @@ static void counts_padded_alltoall(const call_view *v, ravel_cost_counts *c)
     c->copied = v->S + v->R + 2 * v->Z;
 }
 
-static void counts_padded_bruck(const call_view *v, ravel_cost_counts *c)
+/* Padded Bruck's messages (P > 1, M > 0), either variant: L of them,
+ * step k carrying n_k M bytes, 2 posted per step. */
+static uint64_t padded_bruck_messages_counts(const call_view *v,
+                                             ravel_cost_counts *c)
 {
-    c->copied = v->Z;
-    if (v->P == 1 || v->M == 0)
-        return;
     int L = ravel_bruck_steps(v->P);
     uint64_t W = popcount_sum(v->P);
     c->messages = (uint64_t)L;
     c->bytes = W * v->M;
     c->posted = 2 * (uint64_t)L;
+    return W;
+}
+
+static void counts_padded_bruck(const call_view *v, ravel_cost_counts *c)
+{
+    c->copied = v->Z;
+    if (v->P == 1 || v->M == 0)
+        return;
+    uint64_t W = padded_bruck_messages_counts(v, c);
     c->copied += v->S + v->R + 2 * (W - (uint64_t)(v->P - 1)) * v->M;
 }
 
@@ -282,11 +291,7 @@ static void counts_padded_bruck_basic(const call_view *v,
     }
     if (v->M == 0)
         return;
-    int L = ravel_bruck_steps(v->P);
-    uint64_t W = popcount_sum(v->P);
-    c->messages = (uint64_t)L;
-    c->bytes = W * v->M;
-    c->posted = 2 * (uint64_t)L;
+    uint64_t W = padded_bruck_messages_counts(v, c);
     c->copied = v->S + v->R + 2 * v->Z + 2 * ((uint64_t)v->P + W) * v->M;
 }
 
