@@ -9,8 +9,11 @@
 # usage: tc_apps.sh BUILD_SMPI OUT_DIR P GRAPH...
 #   BUILD_SMPI  a build with -DRAVEL_SIMGRID=ON and target ravel-tc built
 #   GRAPH       names in ../shared/datasets/suitesparse/MANIFEST.tsv
+# Environment: BACKENDS, and EXCHANGE=discover to learn receive sizes
+# through ravel_exchange (--exchange=discover; the rows' backend column
+# then reads NAME/discover).
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '9,13p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '9,16p' "$0" >&2; exit 2; }
 build=$1 out=$2 P=$3
 shift 3
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,16 +27,19 @@ for graph in "$@"; do
   base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
   flags=()
   [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+  exchange=${EXCHANGE:-alltoallv} suffix=
+  [[ $exchange == alltoallv ]] || suffix=/$exchange
   for backend in $backends; do
-    log=$out/logs/$graph.P$P.$backend.csv
+    log=$out/logs/$graph.P$P.$backend${suffix//\//.}.csv
     start=$(date +%s)
     # "--log FILE", not "--log=FILE": smpirun takes --log= as its own.
     j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
         sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/tc/ravel-tc" theta \
-        "$P" 3 --quiet --json --comm="$backend" --log "$log" "${flags[@]}" \
+        "$P" 3 --quiet --json --comm="$backend" --exchange="$exchange" \
+        --log "$log" "${flags[@]}" \
         "$shared/$file" 2>/dev/null | grep '^{')
     field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
-    echo "$graph,$backend,$P,$(field closure_size),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
+    echo "$graph,$backend$suffix,$P,$(field closure_size),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
       tee -a "$csv"
   done
 done
