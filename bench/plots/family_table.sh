@@ -1,6 +1,7 @@
 #!/bin/sh
 # family_table.sh OUT_DIR: the ratio tables of family_study.sh's CSVs
-# (simulated microseconds per call; a ratio below 1: the newer backend wins).
+# (simulated microseconds per call; a ratio below 1: the newer backend, or
+# the best radix, wins).
 set -eu
 dir=${1:?usage: family_table.sh OUT_DIR}
 ratio_table() { # CSV NEW OLD
@@ -21,4 +22,28 @@ ratio_table() { # CSV NEW OLD
 echo
 [ -f "$dir/pairwise_vs_spread.csv" ] &&
     ratio_table "$dir/pairwise_vs_spread.csv" pairwise spread-out
+echo
+[ -f "$dir/padded.csv" ] &&
+    ratio_table "$dir/padded.csv" padded-bruck padded-bruck:basic &&
+    echo && ratio_table "$dir/padded.csv" padded-bruck padded-alltoall
+echo
+# radix-bruck: the best radix at each point against radix 2 (and what the
+# model, with the platform's parameters, predicted for each: its best).
+[ -f "$dir/radix.csv" ] && {
+    echo "| P | dist | N (B) | radix 2 us | best r | its us | best / radix 2 | model's best r |"
+    echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+    awk -F, '
+        NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
+        { split($col["backend"], b, ":"); r = b[2]
+          k = $col["P"] "," $col["dist"] "," $col["N"]
+          t = $col["median_us"]; m = $col["predicted_us"]; key[k] = 1
+          if (r == 2) two[k] = t
+          if (!(k in best) || t < best[k]) { best[k] = t; br[k] = r }
+          if (!(k in mbest) || m < mbest[k]) { mbest[k] = m; mr[k] = r } }
+        END { for (k in key) { split(k, f, ",")
+                  printf "| %d | %s | %d | %.1f | %d | %.1f | %.3f | %d |\n",
+                         f[1], f[2], f[3], two[k], br[k], best[k],
+                         best[k] / two[k], mr[k] } }' "$dir/radix.csv" |
+        sort -t'|' -k2,2n -k3,3 -k4,4n
+}
 exit 0
