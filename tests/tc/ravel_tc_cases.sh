@@ -120,6 +120,10 @@ errors)
   printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 9\n' \
     >"$scratch/bad.mtx"
   expect 2 "not a backend" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --comm=nope
+  expect 2 "'radix-bruck:1' is not a backend: '1' is not a whole number >= 2" \
+    ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --comm=radix-bruck:1
+  expect 2 "--exchange=sideways: expected alltoallv or discover" ravel-tc -- \
+    "$mpiexec" -n 2 "$ravel_tc" --exchange=sideways
   expect 2 "unknown option" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --frobnicate
   expect 2 "'x' is not a whole number" ravel-tc -- "$mpiexec" -n 2 "$ravel_tc" --height=x
   expect 2 "expected 'stored' or 'both'" ravel-tc -- \
