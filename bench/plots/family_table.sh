@@ -36,11 +36,12 @@ echo
         NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
         { split($col["backend"], b, ":"); r = b[2]
           k = $col["P"] "," $col["dist"] "," $col["N"]
-          t = $col["median_us"]; m = $col["predicted_us"]; key[k] = 1
+          t = $col["median_us"]; m = $col["predicted_us"]; key[k]++
           if (r == 2) two[k] = t
           if (!(k in best) || t < best[k]) { best[k] = t; br[k] = r }
           if (!(k in mbest) || m < mbest[k]) { mbest[k] = m; mr[k] = r } }
-        END { for (k in key) { split(k, f, ",")
+        END { for (k in key) { if (key[k] < 5) continue # not every r yet
+                  split(k, f, ",")
                   printf "| %d | %s | %d | %.1f | %d | %.1f | %.3f | %d |\n",
                          f[1], f[2], f[3], two[k], br[k], best[k],
                          best[k] / two[k], mr[k] } }' "$dir/radix.csv" |
