@@ -159,8 +159,11 @@ static int read_header(const comm_exchange *x, radix_state *s, int k, int d,
     return err;
 }
 
-/* Posts every first receive, then packs and sends digit by digit (so the
- * first messages leave while the later ones are packed).  On failure,
+/* Packs every message of the round, then posts every first receive, then
+ * the sends.  Receives posted before the packing cost more than they
+ * save: on MPICH over UCX at 2 ranks they made 32 KiB blocks take 24
+ * instead of 15 us and 128 KiB ones 60 instead of 45 (a sender's
+ * rendezvous waits for a receiver that is busy packing).  On failure,
  * what was posted is cancelled or waited for. */
 static int post_round(const comm_exchange *x, radix_state *s, int k,
                       int *nrecv, int *nsend)
@@ -168,6 +171,9 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
     MPI_Request *recv = s->request, *send = s->request + s->r;
     int err = MPI_SUCCESS;
     *nrecv = *nsend = 0;
+    for (int d = 1; d < s->r && err == MPI_SUCCESS; d++)
+        if (s->msg[d].n)
+            err = pack_message(x, s, k, d);
     for (int d = 1; d < s->r && err == MPI_SUCCESS; d++) {
         radix_message *m = &s->msg[d];
         if (m->n == 0)
@@ -186,7 +192,6 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
         radix_message *m = &s->msg[d];
         if (m->n == 0)
             continue;
-        err = pack_message(x, s, k, d);
         char *message = m->out;
         if (err == MPI_SUCCESS)
             err = comm_isend(message, m->first, m->peer_to, TAG_FIRST + k,
