@@ -122,6 +122,13 @@ int comm_radix_of_name(const char *name);
 /* padded-bruck:basic, the classical Bruck with rotations under padding. */
 RAVEL_ALLTOALLV_DECLARE(comm_alltoallv_padded_bruck_basic);
 
+/* Both padded Bruck variants' sizes: a step's largest message (the most
+ * positions of a step, M bytes each) and P slots of M, or MPI_ERR_COUNT
+ * when they overflow size_t or a step passes INT_MAX.  Every rank knows P
+ * and M, so every rank refuses alike, before a block is copied. */
+int comm_padded_bruck_sizes(int P, size_t M, size_t *step_bytes,
+                            size_t *all_bytes);
+
 /* Staging buffers for payload (payload_memory.c): malloc, or calloc when
  * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for
  * counts, offsets or anything else a backend reads back. */
@@ -144,6 +151,13 @@ int comm_isend(const void *buf, size_t bytes, int peer, int tag,
                const comm_context *ctx, MPI_Request *request, int metadata);
 int comm_irecv(void *buf, size_t bytes, int peer, int tag,
                const comm_context *ctx, MPI_Request *request);
+
+/* Bruck step k: sends out to rank + 2^k while receiving in from rank -
+ * 2^k, both with `tag`, and waits for both (the receive is cancelled if the
+ * send cannot be posted). */
+int comm_step_exchange(const comm_exchange *x, int k, const void *out,
+                       size_t out_bytes, void *in, size_t in_bytes, int tag,
+                       int metadata);
 
 /* Adds to the statistics what a collective delivered (of sizes, not
  * data: comm_stats_add_metadata). */
@@ -181,6 +195,15 @@ int comm_global_max_block(const comm_exchange *x, size_t *max_bytes);
 int comm_agree_on_stats(const int sendcounts[], MPI_Datatype sendtype,
                         const int recvcounts[], MPI_Datatype recvtype,
                         int failed, comm_context *ctx, ravel_call_stats *s);
+
+/* auto's decision for a call with these counts (alltoallv_auto.c): the
+ * statistics handed over by ravel_comm_hint_stats, or agreed by one
+ * allreduce, then the model's choice, reused when statistics and model
+ * equal the last call's; ctx->last_choice and ctx->chosen_fn name it.
+ * Collective unless hinted. */
+int comm_auto_decide(comm_context *ctx, const int counts[],
+                     MPI_Datatype type, const int recvcounts[],
+                     MPI_Datatype recvtype);
 
 /* Says once, from rank 0, that auto decides with the built-in model
  * (nothing when a model was given). */

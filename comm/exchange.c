@@ -19,7 +19,6 @@
  * of UINT64_MAX), so that every rank fails instead of waiting for it. */
 #include "comm_internal.h"
 
-#include "ravel/cost_model.h"
 #include "ravel/error.h"
 
 #include <limits.h>
@@ -347,41 +346,17 @@ static int run_with_counts(ravel_exchange *x, ravel_alltoallv_fn fn)
     return err;
 }
 
-/* auto: the statistics (handed over, or agreed with each rank's receives
- * taken as its sends), then the model's choice. */
+/* auto's choice (alltoallv_auto.c), each rank's receives taken as its
+ * sends where it agrees on the statistics: no rank knows its receives. */
 static int choose(ravel_exchange *x, const char **name)
 {
-    comm_context *ctx = x->ctx;
-    const ravel_cost_params *model = NULL;
-    int err = ravel_comm_model(&model, NULL);
-    ravel_call_stats s;
-    if (ctx->hinted) {
-        s = ctx->hint;
-        s.P = ctx->size;
-        ctx->hinted = 0;
-    } else {
-        const int P = ctx->size;
-        int *ic = x->ints; /* byte counts as ints, the agreement's input */
-        for (int i = 0; i < P; i++)
-            ic[i] = x->send_bytes[i] > INT_MAX ? INT_MAX
-                                               : (int)x->send_bytes[i];
-        err = comm_agree_on_stats(ic, MPI_BYTE, ic, MPI_BYTE, err, ctx, &s);
-    }
-    if (err != MPI_SUCCESS)
-        return err;
-    comm_model_announce_default();
-    ravel_cost_params m = *model;
-    m.ranks_per_node = ctx->node_ranks;
-    double predicted;
-    *name = ravel_cost_choose(&m, &s, &predicted);
-    if (!*name)
-        *name = "vendor";
-    ctx->last_predicted = predicted;
-    ctx->last_choice = 0;
-    for (size_t i = 0; i < ravel_alltoallv_count(); i++)
-        if (strcmp(ravel_alltoallv_name(i), *name) == 0)
-            ctx->last_choice = (int)i;
-    return MPI_SUCCESS;
+    int *ic = x->ints; /* byte counts as ints, the agreement's input */
+    for (int i = 0; i < x->ctx->size; i++)
+        ic[i] = x->send_bytes[i] > INT_MAX ? INT_MAX : (int)x->send_bytes[i];
+    int err = comm_auto_decide(x->ctx, ic, MPI_BYTE, ic, MPI_BYTE);
+    if (err == MPI_SUCCESS)
+        *name = ravel_alltoallv_name((size_t)x->ctx->last_choice);
+    return err;
 }
 
 int ravel_exchange_run(ravel_exchange *x)

@@ -49,6 +49,25 @@ void comm_copy(void *to, const void *from, size_t bytes)
     ravel_comm_charge_copy(bytes);
 }
 
+int comm_step_exchange(const comm_exchange *x, int k, const void *out,
+                       size_t out_bytes, void *in, size_t in_bytes, int tag,
+                       int metadata)
+{
+    const int P = x->ctx->size, me = x->ctx->rank;
+    int to = (me + (1 << k)) % P, from = ((me - (1 << k)) % P + P) % P;
+    MPI_Request requests[2];
+    int err = comm_irecv(in, in_bytes, from, tag, x->ctx, &requests[0]);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = comm_isend(out, out_bytes, to, tag, x->ctx, &requests[1], metadata);
+    if (err != MPI_SUCCESS) {
+        MPI_Cancel(&requests[0]);
+        MPI_Request_free(&requests[0]);
+        return err;
+    }
+    return comm_waitall(x->ctx, 2, requests);
+}
+
 int comm_recv_block(const comm_exchange *x, int src, size_t len, char **to)
 {
     int err = MPI_SUCCESS;

@@ -198,6 +198,16 @@ int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity)
     return err;
 }
 
+size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count)
+{
+    size_t big = 0;
+    for (size_t s = 1; s < e->outbox_slots; s++)
+        if (count[s] * e->rels[s / 2].arity >
+            count[big] * e->rels[big / 2].arity)
+            big = s;
+    return big;
+}
+
 int exchange_scan_streams(const ravel_engine *e,
                           const uint64_t *const *view, const uint64_t *len,
                           uint64_t *count)
@@ -245,11 +255,7 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
         view[i] = *recv + roff[i];
     int err = exchange_scan_streams(e, view, rlen, count);
     free(view);
-    size_t big = 0;
-    for (size_t s = 1; s < e->outbox_slots; s++)
-        if (count[s] * e->rels[s / 2].arity >
-            count[big] * e->rels[big / 2].arity)
-            big = s;
+    size_t big = exchange_largest_slot(e, count);
     uint64_t *w = *recv;
     for (int source = 0; source < e->size && err == MPI_SUCCESS; source++) {
         const uint64_t *in = *recv + roff[source], *end = in + rlen[source];

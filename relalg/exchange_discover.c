@@ -74,11 +74,7 @@ static int unpack_views(ravel_engine *e, const uint64_t *const *view,
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "received-tuple counts", e->outbox_slots);
     int err = exchange_scan_streams(e, view, len, count);
-    size_t big = 0;
-    for (size_t s = 1; s < e->outbox_slots; s++)
-        if (count[s] * e->rels[s / 2].arity >
-            count[big] * e->rels[big / 2].arity)
-            big = s;
+    size_t big = exchange_largest_slot(e, count);
     unsigned arity = e->rels[big / 2].arity;
     tuple_buf got = {0};
     if (err == MPI_SUCCESS && count[big])

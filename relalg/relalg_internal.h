@@ -343,6 +343,9 @@ tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
 int exchange_deliver(ravel_engine *e, size_t slot, const uint64_t *t,
                      size_t n);
 int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity);
+/* The slot with the most words in count[] (tuples per slot): the one
+ * whose arrivals get a buffer of their own instead of being appended. */
+size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count);
 int exchange_scan_streams(const ravel_engine *e,
                           const uint64_t *const *view, const uint64_t *len,
                           uint64_t *count);

@@ -61,19 +61,12 @@ static void choose(comm_context *ctx, const ravel_call_stats *s,
         (size_t)ctx->last_choice));
 }
 
-int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
-                         const int sdispls[], MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[],
-                         const int rdispls[], MPI_Datatype recvtype,
-                         MPI_Comm comm)
+int comm_auto_decide(comm_context *ctx, const int counts[],
+                     MPI_Datatype type, const int recvcounts[],
+                     MPI_Datatype recvtype)
 {
-    ravel_error_clear();
-    comm_context *ctx;
-    int err = comm_context_get(comm, &ctx);
-    if (err != MPI_SUCCESS)
-        return comm_report_error(comm, "auto", err);
     const ravel_cost_params *model = NULL;
-    int model_err = ravel_comm_model(&model, NULL);
+    int model_err = ravel_comm_model(&model, NULL), err;
     if (model_err == MPI_SUCCESS)
         comm_model_announce_default();
     ravel_call_stats s;
@@ -83,17 +76,35 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
         ctx->hinted = 0;
         err = model_err;
     } else {
-        const int *counts = sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts;
-        MPI_Datatype type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype;
         err = comm_agree_on_stats(counts, type, recvcounts, recvtype,
                                   model_err, ctx, &s);
     }
     if (err != MPI_SUCCESS)
-        return comm_report_error(comm, "auto", err);
+        return err;
     ravel_cost_params m = *model; /* with this communicator's layout */
     m.ranks_per_node = ctx->node_ranks;
     if (!same_choice(ctx, &s, &m))
         choose(ctx, &s, &m);
+    return MPI_SUCCESS;
+}
+
+int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm)
+{
+    ravel_error_clear();
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err == MPI_SUCCESS) {
+        int in_place = sendbuf == MPI_IN_PLACE;
+        err = comm_auto_decide(ctx, in_place ? recvcounts : sendcounts,
+                               in_place ? recvtype : sendtype, recvcounts,
+                               recvtype);
+    }
+    if (err != MPI_SUCCESS)
+        return comm_report_error(comm, "auto", err);
     return ctx->chosen_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                           recvcounts, rdispls, recvtype, comm);
 }

@@ -37,14 +37,7 @@ static int allocate(padded_bruck_buffers *b, int P)
 {
     size_t most = (size_t)ravel_bruck_max_step_positions(P);
     size_t step_bytes, transit_bytes;
-    if (ravel_mul_size(most, b->M, &step_bytes) ||
-        ravel_mul_size((size_t)P, b->M, &transit_bytes))
-        return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
-                               "overflow size_t", P, b->M);
-    /* Every rank knows M and P, so every rank refuses a step over INT_MAX
-     * bytes here, before a block is copied. */
-    int count;
-    int err = comm_int_count(step_bytes, "a padded Bruck step", &count);
+    int err = comm_padded_bruck_sizes(P, b->M, &step_bytes, &transit_bytes);
     if (err != MPI_SUCCESS)
         return err;
     b->positions = malloc(most * sizeof *b->positions);
@@ -57,6 +50,18 @@ static int allocate(padded_bruck_buffers *b, int P)
                                "Bruck buffers (%zu bytes per step, %zu in "
                                "transit)", step_bytes, transit_bytes);
     return MPI_SUCCESS;
+}
+
+int comm_padded_bruck_sizes(int P, size_t M, size_t *step_bytes,
+                            size_t *all_bytes)
+{
+    size_t most = (size_t)ravel_bruck_max_step_positions(P);
+    if (ravel_mul_size(most, M, step_bytes) ||
+        ravel_mul_size((size_t)P, M, all_bytes))
+        return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
+                               "overflow size_t", P, M);
+    int count;
+    return comm_int_count(*step_bytes, "a padded Bruck step", &count);
 }
 
 static void pack_step(const comm_exchange *x, const padded_bruck_buffers *b,
@@ -103,7 +108,7 @@ static int unpack_step(const comm_exchange *x, const padded_bruck_buffers *b,
 
 static int padded_bruck_kernel(const comm_exchange *x)
 {
-    const int P = x->ctx->size, me = x->ctx->rank;
+    const int P = x->ctx->size;
     padded_bruck_buffers b = {0};
     int err = comm_copy_self(x);
     if (err == MPI_SUCCESS && P > 1)
@@ -113,22 +118,10 @@ static int padded_bruck_kernel(const comm_exchange *x)
     err = allocate(&b, P);
     for (int k = 0; err == MPI_SUCCESS && k < ravel_bruck_steps(P); k++) {
         int n = ravel_bruck_step_positions(P, k, b.positions);
-        int to = (me + (1 << k)) % P, from = ((me - (1 << k)) % P + P) % P;
         size_t bytes = (size_t)n * b.M;
         pack_step(x, &b, k, n);
-        MPI_Request requests[2];
-        err = comm_irecv(b.incoming, bytes, from, TAG_PADDED_BRUCK + k, x->ctx,
-                         &requests[0]);
-        if (err != MPI_SUCCESS)
-            break;
-        err = comm_isend(b.outgoing, bytes, to, TAG_PADDED_BRUCK + k, x->ctx,
-                         &requests[1], 0);
-        if (err != MPI_SUCCESS) {
-            MPI_Cancel(&requests[0]);
-            MPI_Request_free(&requests[0]);
-            break;
-        }
-        err = comm_waitall(x->ctx, 2, requests);
+        err = comm_step_exchange(x, k, b.outgoing, bytes, b.incoming, bytes,
+                                 TAG_PADDED_BRUCK + k, 0);
         if (err == MPI_SUCCESS)
             err = unpack_step(x, &b, k, n);
     }

@@ -28,7 +28,6 @@
 
 #include "bruck_schedule.h"
 #include "ravel/error.h"
-#include "ravel/memory.h"
 
 #include <stdlib.h>
 
@@ -46,12 +45,7 @@ static int allocate(basic_buffers *b, int P)
 {
     size_t most = (size_t)ravel_bruck_max_step_positions(P);
     size_t step_bytes, all_bytes;
-    if (ravel_mul_size(most, b->M, &step_bytes) ||
-        ravel_mul_size((size_t)P, b->M, &all_bytes))
-        return ravel_error_set(MPI_ERR_COUNT, "%d padded blocks of %zu bytes "
-                               "overflow size_t", P, b->M);
-    int count; /* every rank knows P and M: every rank refuses alike */
-    int err = comm_int_count(step_bytes, "a padded Bruck step", &count);
+    int err = comm_padded_bruck_sizes(P, b->M, &step_bytes, &all_bytes);
     if (err != MPI_SUCCESS)
         return err;
     b->positions = malloc(most * sizeof *b->positions);
@@ -77,26 +71,13 @@ static void release(basic_buffers *b)
 
 static int exchange_step(const comm_exchange *x, basic_buffers *b, int k)
 {
-    const int P = x->ctx->size, me = x->ctx->rank;
-    int n = ravel_bruck_step_positions(P, k, b->positions);
-    int to = (me + (1 << k)) % P, from = ((me - (1 << k)) % P + P) % P;
+    int n = ravel_bruck_step_positions(x->ctx->size, k, b->positions);
     size_t bytes = (size_t)n * b->M;
     for (int i = 0; i < n; i++)
         comm_copy(b->outgoing + (size_t)i * b->M,
                   b->rotated + (size_t)b->positions[i] * b->M, b->M);
-    MPI_Request requests[2];
-    int err = comm_irecv(b->incoming, bytes, from, TAG_BASIC_BRUCK + k,
-                         x->ctx, &requests[0]);
-    if (err != MPI_SUCCESS)
-        return err;
-    err = comm_isend(b->outgoing, bytes, to, TAG_BASIC_BRUCK + k, x->ctx,
-                     &requests[1], 0);
-    if (err != MPI_SUCCESS) {
-        MPI_Cancel(&requests[0]);
-        MPI_Request_free(&requests[0]);
-        return err;
-    }
-    err = comm_waitall(x->ctx, 2, requests);
+    int err = comm_step_exchange(x, k, b->outgoing, bytes, b->incoming, bytes,
+                                 TAG_BASIC_BRUCK + k, 0);
     for (int i = 0; err == MPI_SUCCESS && i < n; i++)
         comm_copy(b->rotated + (size_t)b->positions[i] * b->M,
                   b->incoming + (size_t)i * b->M, b->M);

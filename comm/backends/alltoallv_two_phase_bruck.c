@@ -24,32 +24,14 @@
 
 enum { TAG_META = 70, TAG_DATA = 110 }; /* + step */
 
-static int exchange(const comm_exchange *x, const void *out, size_t out_bytes,
-                    void *in, size_t in_bytes, int k, int tag, int metadata)
-{
-    const int P = x->ctx->size, me = x->ctx->rank;
-    int to = (me + (1 << k)) % P, from = ((me - (1 << k)) % P + P) % P;
-    MPI_Request requests[2];
-    int err = comm_irecv(in, in_bytes, from, tag + k, x->ctx, &requests[0]);
-    if (err != MPI_SUCCESS)
-        return err;
-    err = comm_isend(out, out_bytes, to, tag + k, x->ctx, &requests[1],
-                     metadata);
-    if (err != MPI_SUCCESS) {
-        MPI_Cancel(&requests[0]);
-        MPI_Request_free(&requests[0]);
-        return err;
-    }
-    return comm_waitall(x->ctx, 2, requests);
-}
-
 static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
 {
     size_t out_bytes, in_bytes = 0;
     int n = bruck_step_sizes(x, s, k, &out_bytes);
-    int err = exchange(x, s->sizes_out, (size_t)n * sizeof(uint64_t),
-                       s->sizes_in, (size_t)n * sizeof(uint64_t), k, TAG_META,
-                       1);
+    int err = comm_step_exchange(x, k, s->sizes_out,
+                                 (size_t)n * sizeof(uint64_t), s->sizes_in,
+                                 (size_t)n * sizeof(uint64_t), TAG_META + k,
+                                 1);
     if (err != MPI_SUCCESS)
         return err;
     for (int i = 0; i < n; i++)
@@ -70,8 +52,8 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
                                  0, "receive staging");
     }
     if (err == MPI_SUCCESS)
-        err = exchange(x, s->outgoing, out_bytes, s->incoming, in_bytes, k,
-                       TAG_DATA, 0);
+        err = comm_step_exchange(x, k, s->outgoing, out_bytes, s->incoming,
+                                 in_bytes, TAG_DATA + k, 0);
     if (err == MPI_SUCCESS) {
         bruck_arrival a = {{s->incoming, NULL}, {in_bytes, 0}};
         err = bruck_unpack_blocks(x, s, k, n, s->positions, s->sizes_in, &a);

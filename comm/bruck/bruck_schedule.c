@@ -132,6 +132,8 @@ int ravel_radix_max_positions(int P, int r)
 
 int ravel_radix_last_round(int j, int r)
 {
+    if (r == 2 && j > 0) /* the binary backends' hot path: a bit scan */
+        return ravel_bruck_last_step(j);
     int k = -1;
     for (int i = 0; j > 0; i++, j /= r)
         if (j % r)
@@ -149,5 +151,7 @@ void ravel_radix_block_at(int rank, int j, int k, int r, int P, int *src,
 
 int ravel_radix_is_original(int j, int r, int k)
 {
+    if (r == 2)
+        return ravel_bruck_is_original(j, k);
     return j % ravel_radix_stride(r, k) == 0;
 }
