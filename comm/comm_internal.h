@@ -133,6 +133,9 @@ int comm_padded_bruck_sizes(int P, size_t M, size_t *step_bytes,
  * `zeroed`, unless ravel_comm_share_payloads is on under SMPI.  Never for
  * counts, offsets or anything else a backend reads back. */
 void *comm_payload_alloc(size_t bytes, int zeroed);
+/* Whether comm_payload_alloc shares its pages now (then its blocks are
+ * neither malloc's nor one rank's). */
+int comm_payload_shared(void);
 /* The same, with the first `prefix` bytes private even when payloads are
  * shared: room for metadata that travels in one message with payload (and
  * SMPI copies only a message's private bytes, so it arrives intact).  Such

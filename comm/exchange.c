@@ -55,6 +55,7 @@ struct ravel_exchange {
     char *packed, *recv;
     size_t packed_size, recv_size;
     comm_inbox inbox;
+    int views_in_recv;    /* the last run's views: in recv (1), inbox (0) */
 };
 
 char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err)
@@ -371,6 +372,7 @@ int ravel_exchange_run(ravel_exchange *x)
         x->last_backend = name;
         int param;
         comm_kernel kernel = comm_discovering_kernel(name, &param);
+        x->views_in_recv = kernel == NULL;
         err = kernel ? run_discovering(x, kernel, param)
                      : run_with_counts(x, ravel_alltoallv_lookup(name));
     }
@@ -391,6 +393,26 @@ const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
     }
     *bytes = x->inbox.len[src];
     return x->inbox.view[src];
+}
+
+void *ravel_exchange_take_inbox(ravel_exchange *x, size_t *bytes)
+{
+    char *block = NULL;
+    *bytes = 0;
+    if (comm_payload_shared())
+        return NULL; /* not malloc's, nor only this rank's */
+    if (x->views_in_recv) {
+        block = x->recv;
+        *bytes = x->recv_size;
+        x->recv = NULL;
+        x->recv_size = 0;
+    } else if (x->inbox.nchunks == 1) {
+        block = x->inbox.chunk[0];
+        *bytes = x->inbox.size;
+        x->inbox.nchunks = 0;
+        x->inbox.used = x->inbox.size = 0;
+    }
+    return block;
 }
 
 void ravel_exchange_release(ravel_exchange *x)

@@ -27,6 +27,15 @@ int ravel_comm_share_payloads(int on)
 #endif
 }
 
+int comm_payload_shared(void)
+{
+#ifdef SMPI_SHARED_MALLOC
+    return share_payloads;
+#else
+    return 0;
+#endif
+}
+
 void *comm_payload_alloc(size_t bytes, int zeroed)
 {
     if (bytes == 0)

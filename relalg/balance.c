@@ -209,8 +209,10 @@ static int resize_buckets(ravel_engine *e, relation *r, const uint64_t *g)
     return changed;
 }
 
-int balance_check(ravel_engine *e, uint64_t *bytes)
+int balance_check(ravel_engine *e, exchange_plan *pending, uint64_t *bytes,
+                  int *discarded)
 {
+    *discarded = 0;
     if (!e->opt.load_balance || e->size == 1)
         return MPI_SUCCESS;
     size_t nb = e->buckets * e->nrels;
@@ -242,6 +244,11 @@ int balance_check(ravel_engine *e, uint64_t *bytes)
                                       global + i * e->buckets);
     }
     if (err == MPI_SUCCESS && changed) {
+        /* The moves go through the outbox, which must hold nothing else. */
+        if (pending) {
+            exchange_plan_discard(e, pending);
+            *discarded = 1;
+        }
         /* Fill new replicas first: it reads the bases before any move. */
         balance_activate_replicas(e);
         err = outbox_ensure(e);

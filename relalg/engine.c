@@ -14,6 +14,7 @@ void ravel_engine_options_init(ravel_engine_options *o)
     memset(o, 0, sizeof *o);
     o->comm_backend = "vendor";
     o->load_balance = 1;
+    o->discover_counts = 1;
     o->sub_buckets = 1;
     o->balance_factor = 4.0;
     o->balance_min_tuples = 65536;

@@ -4,16 +4,22 @@
  * destination rank).  The exchange then sends, to every other rank, one
  * stream of uint64_t words made of segments
  *     [slot] [count] count * arity words
- * with a single call of the chosen alltoallv backend.  Block sizes go first
- * in an MPI_Ialltoall of META words per pair (the block's length, then the
- * sender's largest block, error flag, total and non-empty blocks), so every
- * rank knows the largest block anywhere (a block longer than the round
- * limit is sent in several rounds, all ranks taking the same number) and
- * the call's global statistics, which the cost model needs: auto is handed
- * them and agrees on nothing more.  Tuples for this rank never enter the
- * backend; they are handed over in place.  Every copy of tuples here is
- * reported to ravel_comm_charge_copy, which counts it and, under SimGrid
- * SMPI, charges it to the simulated clock like the backends' own. */
+ * with a single call of the chosen alltoallv backend.  The streams are
+ * packed first, locally (exchange_pack), and the ranks agree on the call's
+ * global statistics (largest block, totals, non-empty blocks) in a
+ * collective the caller makes anyway: run.c's iteration allreduce, which
+ * carries the next iteration's agreement.  Every rank thus knows the
+ * largest block anywhere (a block longer than the round limit is sent in
+ * several rounds, all ranks taking the same number) and what the cost
+ * model needs: auto is handed the statistics and agrees on nothing more.
+ * The receive sizes are then discovered by the exchange
+ * (exchange_discover.c, the default) or sent ahead in an MPI_Ialltoall of
+ * one word per pair for an MPI_Alltoallv-style backend call (the
+ * count-then-alltoallv path, kept for comparison).  Tuples for this rank
+ * never enter the backend; they are handed over in place.  Every copy of
+ * tuples here is reported to ravel_comm_charge_copy, which counts it and,
+ * under SimGrid SMPI, charges it to the simulated clock like the backends'
+ * own. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -25,9 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Words per pair of the count exchange. */
-enum { M_LEN, M_MAX, M_ERR, M_TOTAL, M_NONEMPTY, META };
 
 /* An outbox buffer is compacted once it holds 2^20 tuples and a quarter of
  * the target's local size.  That trades time for memory: TC of
@@ -404,28 +407,21 @@ fn_exit:
     return err;
 }
 
-/* The backend call's global statistics from what every sender told every
- * rank in the count exchange (in[META * source + field]), in bytes.  The
- * largest receive total is not known without another collective: the
- * model is given the largest send total for it (placement by hash makes
- * them alike). */
-static void call_stats_from_counts(const ravel_engine *e, const uint64_t *in,
-                                   ravel_call_stats *s)
+/* The backend call's global statistics from the agreement (words), in
+ * bytes.  The largest receive total is not known without another
+ * collective: the model is given the largest send total for it (placement
+ * by hash makes them alike). */
+static void call_stats_from_agreed(ravel_engine *e, const uint64_t *a)
 {
+    ravel_call_stats *s = &e->call_stats;
     memset(s, 0, sizeof *s);
     s->P = e->size;
-    for (int i = 0; i < e->size; i++) {
-        const uint64_t *m = in + (size_t)META * i;
-        uint64_t block = m[M_MAX] * sizeof(uint64_t);
-        uint64_t total = m[M_TOTAL] * sizeof(uint64_t);
-        s->max_block = block > s->max_block ? block : s->max_block;
-        s->max_send = total > s->max_send ? total : s->max_send;
-        s->total += total;
-        s->nonempty += m[M_NONEMPTY];
-        if (m[M_NONEMPTY] > s->max_nonempty_send)
-            s->max_nonempty_send = m[M_NONEMPTY];
-    }
+    s->max_block = a[AGREE_MAX_BLOCK] * sizeof(uint64_t);
+    s->max_send = a[AGREE_MAX_TOTAL] * sizeof(uint64_t);
     s->max_recv = s->max_send;
+    s->total = a[AGREE_TOTAL] * sizeof(uint64_t);
+    s->nonempty = a[AGREE_NONEMPTY];
+    s->max_nonempty_send = a[AGREE_MAX_NONEMPTY];
     s->max_nonempty_recv = s->max_nonempty_send;
 }
 
@@ -458,26 +454,35 @@ static void staging_free(uint64_t **p, size_t bytes)
     *p = NULL;
 }
 
-int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
+void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
 {
-    int P = e->size, err = MPI_SUCCESS;
-    uint64_t *meta = calloc((2 * META + 2) * (size_t)P, sizeof *meta);
-    uint64_t *send = NULL, *recv = NULL;
-    if (!meta) {
-        /* Cannot even take part: MPI will not recover from a missing
-         * collective, so this is the one fatal path. */
-        ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
-                        "exchange's metadata on %d ranks", P);
-        MPI_Abort(e->comm, MPI_ERR_NO_MEM);
-        return MPI_ERR_NO_MEM;
-    }
-    uint64_t *out_meta = meta, *in_meta = meta + META * (size_t)P;
-    uint64_t *soff = meta + 2 * META * (size_t)P, *roff = soff + P;
-    uint64_t *slen = NULL, *rlen = NULL;
-    uint64_t local_max = 0, total = 0, nonempty = 0;
-    memset(st, 0, sizeof *st);
-    st->backend = -1;
-    e->echoed_error = 0;
+    staging_free(&plan->send, plan->send_bytes);
+    free(plan->len);
+    free(plan->sizes);
+    plan->len = plan->off = NULL;
+    plan->sizes = NULL;
+    outbox_clear(e);
+}
+
+int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
+{
+    int P = e->size;
+    memset(plan, 0, sizeof *plan);
+    /* len, off, and room for the count exchange's receive lengths and
+     * offsets, taken now: past the agreement no rank may stop. */
+    plan->len = local_error ? NULL : calloc(4 * (size_t)P, sizeof *plan->len);
+    if (!local_error && !plan->len)
+        local_error = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
+                                      "the exchange's stream lengths on %d "
+                                      "ranks", P);
+    plan->sizes = plan->len ? malloc(2 * (size_t)P * sizeof *plan->sizes)
+                            : NULL;
+    if (!local_error && !plan->sizes)
+        local_error = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
+                                      "the exchange's stream lengths on %d "
+                                      "ranks", P);
+    if (plan->len)
+        plan->off = plan->len + P;
     /* Duplicates are dropped before they travel: the receiver deduplicates
      * anyway, and a sorted block costs the same to sort again. */
     for (size_t s = 0; s < e->outbox_slots && !local_error; s++) {
@@ -488,130 +493,150 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
             b->n = tuples_sort_unique(b->data, b->n, e->rels[s / 2].arity);
         }
     }
-    for (int i = 0; i < P; i++) {
+    uint64_t *a = plan->agree, total = 0;
+    for (int i = 0; i < P && !local_error; i++) {
         uint64_t w = i == e->rank ? 0 : stream_words(e, i);
-        out_meta[META * i + M_LEN] = w;
-        local_max = w > local_max ? w : local_max;
+        plan->len[i] = w;
+        plan->off[i] = total;
+        a[AGREE_MAX_BLOCK] = w > a[AGREE_MAX_BLOCK] ? w : a[AGREE_MAX_BLOCK];
         total += w;
-        nonempty += w > 0;
+        a[AGREE_NONEMPTY] += w > 0;
     }
+    a[AGREE_TOTAL] = a[AGREE_MAX_TOTAL] = total;
+    a[AGREE_MAX_NONEMPTY] = a[AGREE_NONEMPTY];
     /* The send array is taken and filled before the agreement: a rank
      * without the memory for it says so there and every rank stops
      * cleanly, and packing frees the outbox buffer by buffer, so the
      * receive array taken next does not come on top of the outbox too. */
-    size_t send_bytes = (size_t)total * sizeof *send + 1;
+    plan->send_bytes = (size_t)total * sizeof *plan->send + 1;
     if (!local_error)
-        local_error = staging_alloc(&send, send_bytes, "send");
-    uint64_t at = 0;
-    for (int i = 0; i < P && !local_error; i++) {
-        soff[i] = at;
-        at += out_meta[META * i + M_LEN];
+        local_error = staging_alloc(&plan->send, plan->send_bytes, "send");
+    for (int i = 0; i < P && !local_error; i++)
         if (i != e->rank)
-            pack_stream(e, i, send + soff[i]);
+            pack_stream(e, i, plan->send + plan->off[i]);
+    if (local_error) {
+        exchange_plan_discard(e, plan);
+        memset(plan->agree, 0, sizeof plan->agree);
     }
-    if (e->opt.discover_counts) {
-        for (int i = 0; i < P; i++)
-            soff[P + i] = out_meta[META * i + M_LEN]; /* slen, in roff */
-        err = exchange_discover(e, send, soff + P, soff, local_error, st);
-        staging_free(&send, send_bytes);
-        if (err == MPI_SUCCESS)
-            err = deliver_self(e);
-        free(meta);
-        outbox_clear(e);
-        return err;
-    }
-    for (int i = 0; i < P; i++) {
-        out_meta[META * i + M_MAX] = local_max;
-        out_meta[META * i + M_ERR] = (uint64_t)(local_error != 0);
-        out_meta[META * i + M_TOTAL] = total;
-        out_meta[META * i + M_NONEMPTY] = nonempty;
-    }
-    test_kill_point("exchange");
+    return local_error;
+}
+
+/* The count-then-alltoallv path: an MPI_Ialltoall of one word per pair
+ * (each stream's length) sizes the receive array, then the backend moves
+ * the streams. */
+static int send_counted(ravel_engine *e, exchange_plan *plan,
+                        uint64_t max_block, exchange_stats *st)
+{
+    int P = e->size;
+    uint64_t *rlen = plan->len + 2 * (size_t)P, *roff = rlen + P;
     MPI_Request req;
-    err = MPI_Ialltoall(out_meta, META, MPI_UINT64_T, in_meta, META,
-                        MPI_UINT64_T, e->comm, &req);
+    int err = MPI_Ialltoall(plan->len, 1, MPI_UINT64_T, rlen, 1,
+                            MPI_UINT64_T, e->comm, &req);
     if (err == MPI_SUCCESS)
         err = ravel_comm_waitall(e->comm, 1, &req);
     if (err != MPI_SUCCESS)
-        goto fn_fail;
-    uint64_t gmax = 0, gerr = 0;
-    for (int i = 0; i < P; i++) {
-        gmax = in_meta[META * i + M_MAX] > gmax ? in_meta[META * i + M_MAX]
-                                                 : gmax;
-        gerr |= in_meta[META * i + M_ERR];
-    }
-    e->echoed_error = gerr && !local_error;
-    if (gerr) {
-        err = local_error ? local_error
-                          : ravel_error_set(MPI_ERR_OTHER, "another "
-                                            "rank failed");
-        goto fn_fail;
-    }
-    call_stats_from_counts(e, in_meta, &e->call_stats);
-    /* Compact the metadata: lengths in slen[]/rlen[] (reusing the arrays). */
-    uint64_t *lens = malloc(2 * (size_t)P * sizeof *lens);
-    if (!lens) {
-        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
-                              "exchange's block lengths on %d ranks", P);
-        goto fn_fail; /* every rank got past the agreement: see below */
-    }
+        return err;
     uint64_t rtot = 0;
-    for (int i = 0; i < P; i++) {
-        lens[i] = out_meta[META * i + M_LEN];
-        lens[P + i] = in_meta[META * i + M_LEN];
-    }
-    slen = lens;
-    rlen = lens + P;
     for (int i = 0; i < P; i++) {
         roff[i] = rtot;
         rtot += rlen[i];
     }
-    st->max_block_bytes = local_max * sizeof(uint64_t);
-    st->total_bytes = total * sizeof(uint64_t);
-    size_t recv_bytes = (size_t)rtot * sizeof *recv + 1;
-    int recv_over = 0;
-    if (gmax > 0) {
-        /* The peers are committed to the backend call now: a rank that
-         * stopped here would hang them.  So the receive array is taken
-         * even beyond the memory limit, which the iteration then reports
-         * once the call is over; only a failed allocation ends the job. */
-        recv_over = budget_check(0, recv_bytes) != MPI_SUCCESS;
-        if (staging_alloc(&recv, recv_bytes, "receive") != MPI_SUCCESS) {
-            ravel_log(RAVEL_LOG_ERROR, "%s", ravel_error_message());
-            MPI_Abort(e->comm, MPI_ERR_NO_MEM);
-        }
-        uint64_t rounds = (gmax + e->opt.max_block_elements - 1) /
-                          e->opt.max_block_elements;
-        double t0 = ravel_now();
-        err = move_words(e, send, slen, soff, recv, rlen, roff, rounds,
-                         e->opt.max_block_elements);
-        st->backend_seconds = ravel_now() - t0;
-        exchange_note_backend(e, rounds, st);
-        staging_free(&send, send_bytes);
-        if (err == MPI_SUCCESS)
-            err = unpack_streams(e, &recv, rlen, roff);
+    /* The peers are committed to the backend call now: a rank that stopped
+     * here would hang them.  So the receive array is taken even beyond the
+     * memory limit, which the iteration then reports once the call is
+     * over; only a failed allocation ends the job. */
+    size_t recv_bytes = (size_t)rtot * sizeof(uint64_t) + 1;
+    int recv_over = budget_check(0, recv_bytes) != MPI_SUCCESS;
+    uint64_t *recv = NULL;
+    if (staging_alloc(&recv, recv_bytes, "receive") != MPI_SUCCESS) {
+        ravel_log(RAVEL_LOG_ERROR, "%s", ravel_error_message());
+        MPI_Abort(e->comm, MPI_ERR_NO_MEM);
     }
+    uint64_t cap = e->opt.max_block_elements;
+    uint64_t rounds = (max_block + cap - 1) / cap;
+    double t0 = ravel_now();
+    err = move_words(e, plan->send, plan->len, plan->off, recv, rlen, roff,
+                     rounds, cap);
+    st->backend_seconds = ravel_now() - t0;
+    exchange_note_backend(e, rounds, st);
+    staging_free(&plan->send, plan->send_bytes);
     if (err == MPI_SUCCESS)
-        err = deliver_self(e);
+        err = unpack_streams(e, &recv, rlen, roff);
+    staging_free(&recv, recv_bytes);
     if (err == MPI_SUCCESS && recv_over) {
-        char want[32], cap[32];
+        char want[32], limit[32];
         ravel_format_bytes(want, sizeof want, recv_bytes);
-        ravel_format_bytes(cap, sizeof cap, budget_limit());
+        ravel_format_bytes(limit, sizeof limit, budget_limit());
         err = ravel_error_set(MPI_ERR_NO_MEM, "the exchange needed a "
                               "receive buffer of %s (%llu bytes), beyond "
                               "the memory limit of %s (raise --max-memory, "
                               "or run on more ranks)", want,
-                              (unsigned long long)recv_bytes, cap);
+                              (unsigned long long)recv_bytes, limit);
     }
-    free(lens);
-    staging_free(&send, send_bytes);
-    staging_free(&recv, recv_bytes);
-    free(meta);
-    outbox_clear(e);
     return err;
-fn_fail:
-    staging_free(&send, send_bytes);
-    free(meta);
-    outbox_clear(e);
+}
+
+int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
+                          const uint64_t agreed[AGREE_WORDS],
+                          exchange_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->backend = -1;
+    e->echoed_error = 0;
+    test_kill_point("exchange");
+    call_stats_from_agreed(e, agreed);
+    st->max_block_bytes = plan->agree[AGREE_MAX_BLOCK] * sizeof(uint64_t);
+    st->total_bytes = plan->agree[AGREE_TOTAL] * sizeof(uint64_t);
+    int err = MPI_SUCCESS;
+    if (agreed[AGREE_MAX_BLOCK] > 0)
+        err = e->opt.discover_counts
+                  ? exchange_discover(e, plan, agreed[AGREE_MAX_BLOCK], st)
+                  : send_counted(e, plan, agreed[AGREE_MAX_BLOCK], st);
+    if (err == MPI_SUCCESS)
+        err = deliver_self(e);
+    exchange_plan_discard(e, plan);
     return err;
+}
+
+/* Reduces agreements of AGREE_WORDS + 1 words (the last an error flag):
+ * maxima first, then sums. */
+static void agree_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (int i = 0; i < *len; i++) {
+        int f = i % (AGREE_WORDS + 1);
+        if (f < AGREE_MAXIMA)
+            b[i] = a[i] > b[i] ? a[i] : b[i];
+        else
+            b[i] += a[i];
+    }
+}
+
+int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
+{
+    static MPI_Op op = MPI_OP_NULL;
+    memset(st, 0, sizeof *st);
+    st->backend = -1;
+    e->echoed_error = 0;
+    exchange_plan plan;
+    int err = exchange_pack(e, local_error, &plan);
+    uint64_t mine[AGREE_WORDS + 1], all[AGREE_WORDS + 1];
+    memcpy(mine, plan.agree, sizeof plan.agree);
+    mine[AGREE_WORDS] = err != MPI_SUCCESS;
+    int e2 = op == MPI_OP_NULL ? MPI_Op_create(agree_reduce, 1, &op)
+                               : MPI_SUCCESS;
+    if (e2 == MPI_SUCCESS)
+        e2 = ravel_comm_allreduce(mine, all, AGREE_WORDS + 1, MPI_UINT64_T,
+                                  op, e->comm);
+    if (e2 == MPI_SUCCESS && !all[AGREE_WORDS])
+        return exchange_send_planned(e, &plan, all, st);
+    exchange_plan_discard(e, &plan);
+    if (e2 != MPI_SUCCESS)
+        return err != MPI_SUCCESS ? err : e2;
+    e->echoed_error = err == MPI_SUCCESS;
+    return err != MPI_SUCCESS ? err
+                              : ravel_error_set(MPI_ERR_OTHER, "another rank "
+                                                "failed");
 }

@@ -1,17 +1,14 @@
 /* The iteration's exchange through ravel_exchange (ravel/comm.h), which
- * discovers receive sizes: the engine's second path, chosen by the
- * discover_counts option, against the count exchange of exchange.c.
+ * discovers receive sizes: the engine's default path (option
+ * discover_counts), against the count exchange of exchange.c.
  *
- * exchange.c first sends every rank META words per pair (MPI_Ialltoall):
- * the block's length for the receiver to size its buffer, and the sender's
- * largest block, error flag, total and non-empty blocks for the agreement
- * and the cost model.  Here only the agreement remains, as one allreduce of
- * six words (log P messages instead of P - 1); the lengths travel with the
- * data in the Bruck family, or in a count exchange inside the backend's
- * own call for the others.  Arrivals are views into the exchange's inbox,
- * copied once into their relations (where exchange.c adopts its receive
- * array for the largest slot and moves its tuples down inside it: the same
- * one copy of every tuple). */
+ * The agreement on the call's statistics was made before (exchange.c), so
+ * only the streams move here: the lengths travel with the data in the
+ * Bruck family, or in a count exchange inside the backend's own call for
+ * the others.  Arrivals are views into the exchange's inbox, copied once
+ * into their relations (where exchange.c adopts its receive array for the
+ * largest slot and moves its tuples down inside it: the same one copy of
+ * every tuple). */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -20,75 +17,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The agreement's words: maxima, then sums. */
-enum { A_MAX, A_ERR, A_MAX_TOTAL, A_MAX_NONEMPTY, A_TOTAL, A_NONEMPTY,
-       A_WORDS };
+/* A view, for visiting views in address order. */
+typedef struct {
+    const uint64_t *at;
+    uint64_t len;
+} placed_view;
 
-static void agree_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
+static int by_address(const void *a, const void *b)
 {
-    (void)type;
-    const uint64_t *a = in;
-    uint64_t *b = inout;
-    for (int i = 0; i + A_WORDS <= *len; i += A_WORDS) {
-        for (int f = A_MAX; f <= A_MAX_NONEMPTY; f++)
-            b[i + f] = a[i + f] > b[i + f] ? a[i + f] : b[i + f];
-        b[i + A_TOTAL] += a[i + A_TOTAL];
-        b[i + A_NONEMPTY] += a[i + A_NONEMPTY];
-    }
-}
-
-/* Every rank's largest block and error, and the call's statistics (in the
- * words the engine counts; the model gets bytes). */
-static int agree(ravel_engine *e, const uint64_t mine[A_WORDS],
-                 uint64_t all[A_WORDS])
-{
-    static MPI_Op op = MPI_OP_NULL;
-    int err = MPI_SUCCESS;
-    if (op == MPI_OP_NULL)
-        err = MPI_Op_create(agree_reduce, 1, &op);
-    if (err == MPI_SUCCESS)
-        err = ravel_comm_allreduce(mine, all, A_WORDS, MPI_UINT64_T, op,
-                                   e->comm);
-    if (err != MPI_SUCCESS)
-        return err;
-    ravel_call_stats *s = &e->call_stats;
-    memset(s, 0, sizeof *s);
-    s->P = e->size;
-    s->max_block = all[A_MAX] * sizeof(uint64_t);
-    s->max_send = all[A_MAX_TOTAL] * sizeof(uint64_t);
-    s->max_recv = s->max_send; /* unknown: placement by hash evens them */
-    s->total = all[A_TOTAL] * sizeof(uint64_t);
-    s->nonempty = all[A_NONEMPTY];
-    s->max_nonempty_send = all[A_MAX_NONEMPTY];
-    s->max_nonempty_recv = s->max_nonempty_send;
-    return MPI_SUCCESS;
+    const placed_view *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
 }
 
 /* The tuples of the views' streams to their relations.  The largest slot
- * gets one buffer of exactly its tuples; the others are appended. */
+ * gets one buffer of exactly its tuples; the others are appended.  When
+ * the exchange handed over the block the views point into (block, of
+ * block_bytes), that block becomes the largest slot's buffer: its segments
+ * are moved down to the block's front, visiting views in address order so
+ * that nothing is overwritten before it is read, as exchange.c does with
+ * its receive array.  Else they are copied into a buffer of their own. */
 static int unpack_views(ravel_engine *e, const uint64_t *const *view,
-                        const uint64_t *len)
+                        const uint64_t *len, void *block, size_t block_bytes)
 {
     uint64_t *count = calloc(e->outbox_slots, sizeof *count);
-    if (!count)
+    placed_view *order = malloc((size_t)e->size * sizeof *order);
+    if (!count || !order) {
+        free(count);
+        free(order);
+        free(block);
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "received-tuple counts", e->outbox_slots);
+    }
     int err = exchange_scan_streams(e, view, len, count);
     size_t big = exchange_largest_slot(e, count);
     unsigned arity = e->rels[big / 2].arity;
+    size_t nviews = 0;
+    for (int source = 0; source < e->size; source++)
+        if (len[source] > 0) /* else its view may be NULL */
+            order[nviews++] = (placed_view){view[source], len[source]};
     tuple_buf got = {0};
-    if (err == MPI_SUCCESS && count[big])
-        err = relation_error(&e->rels[big / 2],
-                             tuple_buf_reserve(&got, arity, count[big]));
-    for (int source = 0; source < e->size && err == MPI_SUCCESS; source++) {
-        if (len[source] == 0)
-            continue; /* its view may be NULL */
-        const uint64_t *in = view[source], *end = in + len[source];
+    if (block && count[big]) {
+        qsort(order, nviews, sizeof *order, by_address);
+        got = (tuple_buf){block, 0, count[big], block_bytes};
+        budget_note(0, block_bytes); /* the engine's memory from now on */
+    } else {
+        free(block);
+        if (err == MPI_SUCCESS && count[big])
+            err = relation_error(&e->rels[big / 2],
+                                 tuple_buf_reserve(&got, arity, count[big]));
+    }
+    for (size_t v = 0; v < nviews && err == MPI_SUCCESS; v++) {
+        const uint64_t *in = order[v].at, *end = in + order[v].len;
         while (in < end && err == MPI_SUCCESS) {
             size_t slot = in[0], n = in[1];
             if (slot == big) {
-                memcpy(got.data + got.n * arity, in + 2,
-                       n * arity * sizeof *in);
+                memmove(got.data + got.n * arity, in + 2,
+                        n * arity * sizeof *in);
                 ravel_comm_charge_copy(n * arity * sizeof *in);
                 got.n += n;
             } else {
@@ -102,6 +86,7 @@ static int unpack_views(ravel_engine *e, const uint64_t *const *view,
                              exchange_hand_over(exchange_slot_incoming(e, big),
                                                 &got, arity));
     tuple_buf_free(&got);
+    free(order);
     free(count);
     return err;
 }
@@ -127,41 +112,19 @@ static int run_round(ravel_engine *e, const uint64_t *send,
     return err;
 }
 
-int exchange_discover(ravel_engine *e, const uint64_t *send,
-                      const uint64_t *slen, const uint64_t *soff,
-                      int local_error, exchange_stats *st)
+int exchange_discover(ravel_engine *e, const exchange_plan *plan,
+                      uint64_t max_block, exchange_stats *st)
 {
     const int P = e->size;
-    uint64_t mine[A_WORDS] = {0}, all[A_WORDS];
-    for (int i = 0; i < P; i++) {
-        if (i == e->rank)
-            continue;
-        mine[A_MAX] = slen[i] > mine[A_MAX] ? slen[i] : mine[A_MAX];
-        mine[A_TOTAL] += slen[i];
-        mine[A_NONEMPTY] += slen[i] > 0;
-    }
-    mine[A_ERR] = local_error != MPI_SUCCESS;
-    mine[A_MAX_TOTAL] = mine[A_TOTAL];
-    mine[A_MAX_NONEMPTY] = mine[A_NONEMPTY];
-    int err = agree(e, mine, all);
-    if (err != MPI_SUCCESS)
-        return err;
-    e->echoed_error = all[A_ERR] && !local_error;
-    if (all[A_ERR])
-        return local_error ? local_error
-                           : ravel_error_set(MPI_ERR_OTHER, "another rank "
-                                             "failed");
-    st->max_block_bytes = mine[A_MAX] * sizeof(uint64_t);
-    st->total_bytes = mine[A_TOTAL] * sizeof(uint64_t);
-    if (all[A_MAX] == 0)
-        return MPI_SUCCESS;
+    const uint64_t *send = plan->send, *slen = plan->len, *soff = plan->off;
+    int err = MPI_SUCCESS;
     uint64_t cap = e->opt.max_block_elements;
-    uint64_t rounds = (all[A_MAX] + cap - 1) / cap;
-    size_t *sizes = malloc(2 * (size_t)P * sizeof *sizes);
+    uint64_t rounds = (max_block + cap - 1) / cap;
+    size_t *sizes = plan->sizes;
     const uint64_t **view = malloc((size_t)P * sizeof *view);
     uint64_t *len = calloc((size_t)P, sizeof *len);
     tuple_buf *acc = rounds > 1 ? calloc((size_t)P, sizeof *acc) : NULL;
-    if (!sizes || !view || !len || (rounds > 1 && !acc))
+    if (!view || !len || (rounds > 1 && !acc))
         err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
                               "exchange's views on %d ranks", P);
     /* A failure past the agreement is this rank's alone, as in exchange.c:
@@ -191,15 +154,19 @@ int exchange_discover(ravel_engine *e, const uint64_t *send,
         view[i] = acc[i].data;
         len[i] = acc[i].n;
     }
+    size_t block_bytes = 0;
+    void *block = acc ? NULL
+                      : ravel_exchange_take_inbox(e->exchange, &block_bytes);
     if (err == MPI_SUCCESS)
-        err = unpack_views(e, view, len);
+        err = unpack_views(e, view, len, block, block_bytes);
+    else
+        free(block);
     /* The arrivals are in their relations now: the inbox's memory goes
      * back before the iteration's local work, not at the next exchange. */
     ravel_exchange_release(e->exchange);
     for (int i = 0; acc && i < P; i++)
         tuple_buf_free(&acc[i]);
     free(acc);
-    free(sizes);
     free(view);
     free(len);
     return err;

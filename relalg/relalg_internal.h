@@ -322,21 +322,48 @@ typedef struct {
     double backend_seconds;   /* measured time of the call(s) */
 } exchange_stats;
 
-/* Sends every queued tuple to its rank with one alltoallv (more rounds only
- * when a block exceeds the round limit).  Arrivals land in the targets'
- * incoming (slot in_delta 0) and incoming_delta buffers.  local_error: this
- * rank failed before the call; every rank then returns an error.  A rank
- * failing after the agreement returns its error alone: callers agree on
- * errors in their next collective.  Collective. */
+/* An exchange in two halves, so that its agreement can ride in a
+ * collective the caller makes anyway (run.c's iteration allreduce).
+ *
+ * exchange_pack, local: deduplicates the outbox and packs every other
+ * rank's stream into one send array, and fills this rank's part of the
+ * agreement.  exchange_send_planned, collective, once every rank has packed
+ * without error and the parts are reduced (AGREE_MAX_* by maximum, the
+ * rest summed, in words): moves the streams, the backend told the call's
+ * statistics, and lands the arrivals in the targets' incoming (slot
+ * in_delta 0) and incoming_delta buffers.  A rank failing there returns
+ * its error alone: callers agree on errors in their next collective.
+ * exchange_plan_discard frees a plan that will not be sent (a failure
+ * somewhere, or the stratum ended); the outbox is emptied either way. */
+enum { AGREE_MAX_BLOCK, AGREE_MAX_TOTAL, AGREE_MAX_NONEMPTY, AGREE_TOTAL,
+       AGREE_NONEMPTY, AGREE_WORDS };
+enum { AGREE_MAXIMA = AGREE_MAX_NONEMPTY + 1 };
+
+typedef struct {
+    uint64_t *send;               /* the streams to other ranks */
+    size_t send_bytes;            /* as the memory budget knows it */
+    uint64_t *len, *off;          /* [P] each: a stream's words, offset */
+    size_t *sizes;                /* [2P] scratch taken ahead: past the
+                                     agreement no rank may stop */
+    uint64_t agree[AGREE_WORDS];  /* this rank's part of the agreement */
+} exchange_plan;
+
+int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan);
+int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
+                          const uint64_t agreed[AGREE_WORDS],
+                          exchange_stats *st);
+void exchange_plan_discard(ravel_engine *e, exchange_plan *plan);
+
+/* Both halves with an agreement of their own (one small allreduce): for
+ * the exchanges outside iterations (facts, moves).  local_error: this rank
+ * failed before the call; every rank then returns an error.  Collective. */
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st);
 
-/* exchange_run's second half when the receive sizes are discovered
- * (exchange_discover.c): the agreement, the rounds through e->exchange,
- * the arrivals to their relations.  slen/soff: words and offsets of each
- * destination's stream in send. */
-int exchange_discover(ravel_engine *e, const uint64_t *send,
-                      const uint64_t *slen, const uint64_t *soff,
-                      int local_error, exchange_stats *st);
+/* exchange_send_planned's moving of the streams when receive sizes are
+ * discovered (exchange_discover.c): the rounds through e->exchange, the
+ * arrivals to their relations. */
+int exchange_discover(ravel_engine *e, const exchange_plan *plan,
+                      uint64_t max_block, exchange_stats *st);
 
 /* Shared by both paths (exchange.c). */
 tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
@@ -379,8 +406,11 @@ void rules_bind_sources(ravel_engine *e, stratum *s);
 
 /* Splits heavy buckets, moves the tuples whose placement changed and fills
  * the replicas this makes necessary; adds the bytes moved (all ranks) to
- * *moved_bytes.  Collective. */
-int balance_check(ravel_engine *e, uint64_t *moved_bytes);
+ * *moved_bytes.  pending: an exchange packed under the old layout, which
+ * a split makes wrong: it is then discarded before the moves, and
+ * *discarded set (the caller evaluates and packs again).  Collective. */
+int balance_check(ravel_engine *e, exchange_plan *pending,
+                  uint64_t *moved_bytes, int *discarded);
 /* Activates the replicas that a split makes necessary (to be filled). */
 void balance_activate_replicas(ravel_engine *e);
 /* Fills derived relations that became active, together with whatever the

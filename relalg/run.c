@@ -1,11 +1,24 @@
 /* Running strata to their fixed points, semi-naively.
  *
  * At a stratum's start every relation's delta is its whole content, so rules
- * reading deltas see everything once.  Each iteration evaluates all the
- * stratum's rules locally, performs one exchange, promotes what arrived
- * (new = arrived minus full; full += new), then agrees in one allreduce on
- * errors, the log record and the global new-tuple count.  The stratum ends
- * when that count is zero. */
+ * reading deltas see everything once.  An iteration performs its one
+ * exchange, promotes what arrived (new = arrived minus full; full += new),
+ * then already evaluates the next iteration's rules and packs what they
+ * emit, so that its one allreduce carries both this iteration's record
+ * (errors, the log's figures, the global new-tuple count, each relation's
+ * size) and the agreement the next exchange needs (its largest block and
+ * totals: the round count, and auto's statistics).  One exchange and one
+ * allreduce per iteration, nothing else: a stratum adds one allreduce at
+ * its start, and an iteration after which the load balancer splits a
+ * bucket evaluates again (its exchange was routed by the old layout) and
+ * adds the balancer's collectives and one allreduce.  The stratum ends when
+ * the new-tuple count is zero; the next iteration's evaluation is then
+ * dropped.
+ *
+ * The deltas an evaluation reads are kept until the allreduce, so that a
+ * snapshot after the iteration and the balancer's moves see them; they
+ * are freed before the exchange, whose buffers they would otherwise add
+ * to. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -17,23 +30,58 @@
 
 /* Fields of the iteration's allreduce: the first MAX_FIELDS take the maximum
  * (times as the bits of non-negative doubles, which order like integers),
- * the rest are summed. */
-enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, F_BACKEND, F_PREDICTED,
-       F_BACKEND_TIME, F_SNAPSHOT_DUE, MAX_FIELDS,
-       F_BYTES = MAX_FIELDS, F_NEW, F_TOTAL, NFIELDS };
+ * the rest are summed; after NFIELDS, one size per relation (summed).
+ * F_ERROR: this iteration failed; F_NEXT_ERROR: the next one's evaluation
+ * did.  F_AGREE and F_AGREE_SUMS hold the next exchange's agreement
+ * (exchange_plan.agree: its maxima, then its sums). */
+enum { F_BLOCK, F_COMPUTE, F_COMM, F_ERROR, F_NEXT_ERROR, F_BACKEND,
+       F_PREDICTED, F_BACKEND_TIME, F_SNAPSHOT_DUE, F_AGREE,
+       MAX_FIELDS = F_AGREE + AGREE_MAXIMA,
+       F_BYTES = MAX_FIELDS, F_NEW, F_TOTAL, F_AGREE_SUMS,
+       NFIELDS = F_AGREE_SUMS + AGREE_WORDS - AGREE_MAXIMA };
 
+/* The record travels as one element of a contiguous type (record_type),
+ * so MPI never splits it between calls of the operation. */
 static void record_reduce(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
-    (void)dt;
+    int bytes = 0;
+    MPI_Type_size(*dt, &bytes);
+    size_t words = (size_t)bytes / sizeof(uint64_t);
     const uint64_t *a = in;
     uint64_t *b = inout;
-    for (int i = 0; i < *len; i++) {
-        int f = i % NFIELDS;
+    for (size_t i = 0; i < (size_t)*len * words; i++) {
+        size_t f = i % words;
         if (f < MAX_FIELDS)
             b[i] = a[i] > b[i] ? a[i] : b[i];
         else
             b[i] += a[i];
     }
+}
+
+/* One record: NFIELDS words and the relations' sizes. */
+static size_t record_words(const ravel_engine *e)
+{
+    return NFIELDS + e->nrels;
+}
+
+static int record_allreduce(ravel_engine *e, MPI_Datatype type,
+                            const uint64_t *mine, uint64_t *all)
+{
+    return ravel_comm_allreduce(mine, all, 1, type, e->record_op, e->comm);
+}
+
+static void put_agreement(uint64_t *f, const exchange_plan *plan)
+{
+    memcpy(f + F_AGREE, plan->agree, AGREE_MAXIMA * sizeof *f);
+    memcpy(f + F_AGREE_SUMS, plan->agree + AGREE_MAXIMA,
+           (AGREE_WORDS - AGREE_MAXIMA) * sizeof *f);
+}
+
+static void get_agreement(const uint64_t *f, uint64_t *agreed)
+{
+    memcpy(agreed, f + F_AGREE, AGREE_MAXIMA * sizeof *f);
+    memcpy(agreed + AGREE_MAXIMA, f + F_AGREE_SUMS,
+           (AGREE_WORDS - AGREE_MAXIMA) * sizeof *f);
 }
 
 static uint64_t double_bits(double x)
@@ -99,45 +147,114 @@ static int iteration_error(uint32_t stratum, uint32_t it, int err)
                            copy);
 }
 
-/* One iteration's local work and exchange; fills the local record fields.
- * With local_error set, it only takes part in the exchange, which tells
- * every rank. */
-static int iterate(ravel_engine *e, const stratum *s, int local_error,
-                   uint64_t *f)
+/* Once an allreduce said some rank failed: every rank reports the first
+ * failing rank's own error (local, which happened in iteration local_at),
+ * or says that another rank failed in iteration `it`. */
+static int agree_error(ravel_engine *e, uint32_t stratum, uint32_t it,
+                       int local, uint32_t local_at)
 {
-    double t0 = ravel_now();
-    budget_window_start();
-    int err = local_error != MPI_SUCCESS ? local_error : rules_evaluate(e, s);
-    /* The deltas are consumed: promotion replaces them.  Freed now, they
-     * are not held together with the exchange's buffers and the sort. */
+    int own = e->echoed_error ? MPI_SUCCESS : local;
+    if (own != MPI_SUCCESS)
+        own = iteration_error(stratum, local_at, own);
+    int err = ravel_comm_first_error(e->comm, own);
+    if (err == MPI_SUCCESS)
+        err = ravel_error_set(MPI_ERR_OTHER, "another rank failed in "
+                              "stratum %u iteration %u", stratum, it);
+    return err;
+}
+
+static void free_deltas(ravel_engine *e)
+{
     for (size_t i = 0; i < e->nrels; i++)
         if (!e->rels[i].delta_is_full)
             tuple_buf_free(&e->rels[i].delta);
-    double t1 = ravel_now();
-    exchange_stats st;
-    err = exchange_run(e, err, &st);
-    double t2 = ravel_now();
-    uint64_t fresh = 0, total = 0;
-    for (size_t i = 0; i < e->nrels && err == MPI_SUCCESS; i++) {
-        relation *r = &e->rels[i];
-        uint64_t n = 0;
-        err = storage_promote(e, r, &n);
-        if (r->kind == REL_DECLARED) {
-            fresh += n;
-            total += storage_full_count(r);
-        }
+}
+
+/* The next iteration's local work up to its exchange: its rules, then the
+ * packing of what they emitted.  With local_error set it only empties the
+ * outbox and returns the error. */
+static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
+                         exchange_plan *plan, double *seconds)
+{
+    double t0 = ravel_now();
+    int err = local_error;
+    if (err == MPI_SUCCESS) {
+        rules_bind_sources(e, s);
+        err = prepare_reads(e, s);
     }
-    double t3 = ravel_now();
-    f[F_BLOCK] = st.max_block_bytes;
-    f[F_COMPUTE] = double_bits((t1 - t0) + (t3 - t2));
-    f[F_COMM] = double_bits(t2 - t1);
-    f[F_ERROR] = err != MPI_SUCCESS;
-    f[F_BACKEND] = (uint64_t)(st.backend + 1); /* the same on every rank */
-    f[F_PREDICTED] = double_bits(st.predicted_seconds);
-    f[F_BACKEND_TIME] = double_bits(st.backend_seconds);
-    f[F_BYTES] = st.total_bytes;
-    f[F_NEW] = fresh;
-    f[F_TOTAL] = total;
+    if (err == MPI_SUCCESS)
+        err = rules_evaluate(e, s);
+    err = exchange_pack(e, err, plan);
+    *seconds = ravel_now() - t0;
+    return err;
+}
+
+/* Iteration `it`'s rules and the agreement on its exchange, in an allreduce
+ * of their own: at a stratum's start, and after the balancer discarded a
+ * packed exchange. */
+static int agree_on_next(ravel_engine *e, stratum *s, MPI_Datatype type,
+                         uint32_t index, uint32_t it, int local_error,
+                         exchange_plan *plan, double *seconds,
+                         uint64_t agreed[AGREE_WORDS])
+{
+    size_t words = record_words(e);
+    uint64_t *mine = calloc(2 * words, sizeof *mine);
+    if (!mine) {
+        /* Cannot take part: MPI will not recover from a missing
+         * collective. */
+        ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an iteration "
+                        "record");
+        MPI_Abort(e->comm, MPI_ERR_NO_MEM);
+        return MPI_ERR_NO_MEM;
+    }
+    uint64_t *all = mine + words;
+    e->echoed_error = 0;
+    int local = evaluate_next(e, s, local_error, plan, seconds);
+    mine[F_NEXT_ERROR] = local != MPI_SUCCESS;
+    put_agreement(mine, plan);
+    int err = record_allreduce(e, type, mine, all);
+    if (err == MPI_SUCCESS && all[F_NEXT_ERROR])
+        err = agree_error(e, index, it, local, it);
+    if (err == MPI_SUCCESS)
+        get_agreement(all, agreed);
+    else
+        exchange_plan_discard(e, plan);
+    free(mine);
+    return err;
+}
+
+/* Whether the balancer looks again: some relation it may split reached
+ * balance_min_tuples and grew by an eighth since it last looked (sizes:
+ * global, per relation; seen: at the last look).  Buckets only grow, so
+ * between looks a bucket's share of its relation changes little; looking
+ * every iteration would cost an allreduce of every bucket's count each. */
+static int balance_due(const ravel_engine *e, const uint64_t *sizes,
+                       uint64_t *seen)
+{
+    if (!e->opt.load_balance || e->size == 1)
+        return 0;
+    int due = 0;
+    for (size_t i = 0; i < e->nrels && !due; i++)
+        due = e->rels[i].kind != REL_REPLICA && sizes[i] > seen[i] &&
+              sizes[i] >= e->opt.balance_min_tuples &&
+              sizes[i] - seen[i] >= seen[i] / 8;
+    if (due)
+        memcpy(seen, sizes, e->nrels * sizeof *seen);
+    return due;
+}
+
+/* This rank's share of iteration `it`'s record, as far as the iteration
+ * itself decides it. */
+static void fill_record(ravel_engine *e, uint64_t *f, const exchange_stats *st,
+                        uint64_t fresh, double compute, double comm)
+{
+    f[F_BLOCK] = st->max_block_bytes;
+    f[F_COMPUTE] = double_bits(compute);
+    f[F_COMM] = double_bits(comm);
+    f[F_BACKEND] = (uint64_t)(st->backend + 1); /* the same on every rank */
+    f[F_PREDICTED] = double_bits(st->predicted_seconds);
+    f[F_BACKEND_TIME] = double_bits(st->backend_seconds);
+    f[F_BYTES] = st->total_bytes;
     /* Any rank may call for a snapshot, the maximum decides: when its
      * clock says so, or when this iteration came within a quarter of its
      * memory limit, so that if the next one does not fit, the snapshot
@@ -146,7 +263,32 @@ static int iterate(ravel_engine *e, const stratum *s, int local_error,
                         (ravel_now() - e->last_snapshot >=
                              e->opt.checkpoint_every ||
                          budget_window_near_limit());
-    return err;
+    uint64_t total = 0;
+    for (size_t i = 0; i < e->nrels; i++) {
+        f[NFIELDS + i] = storage_full_count(&e->rels[i]);
+        if (e->rels[i].kind == REL_DECLARED)
+            total += f[NFIELDS + i];
+    }
+    f[F_NEW] = fresh;
+    f[F_TOTAL] = total;
+}
+
+static void log_iteration(ravel_engine *e, uint32_t index, uint32_t it,
+                          const uint64_t *all, ravel_iteration_record *rec)
+{
+    rec->stratum = index;
+    rec->iteration = it;
+    rec->max_block_bytes = all[F_BLOCK];
+    rec->total_bytes = all[F_BYTES];
+    rec->comm_seconds = bits_double(all[F_COMM]);
+    rec->compute_seconds = bits_double(all[F_COMPUTE]);
+    rec->backend = (int)all[F_BACKEND] - 1;
+    rec->predicted_seconds = bits_double(all[F_PREDICTED]);
+    rec->backend_seconds = bits_double(all[F_BACKEND_TIME]);
+    rec->new_tuples = all[F_NEW];
+    rec->total_tuples = all[F_TOTAL];
+    e->iterations++;
+    e->productive += all[F_NEW] > 0;
 }
 
 /* Runs stratum s from its start (done = 0) or, resumed from a snapshot,
@@ -160,46 +302,67 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
     }
     uint64_t moved = 0;
     int err = balance_fill_derived(e, 0, 0, &moved);
-    rules_bind_sources(e, s);
-    int unpacked = prepare_reads(e, s);
-    for (uint32_t it = done + 1; err == MPI_SUCCESS; it++) {
-        uint64_t mine[NFIELDS], all[NFIELDS];
+    if (err != MPI_SUCCESS)
+        return err;
+    size_t words = record_words(e);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    uint64_t *mine = calloc(3 * words, sizeof *mine);
+    if (!mine)
+        err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an "
+                              "iteration record");
+    /* Every rank fails alike here or not at all (same sizes), or MPI
+     * aborts: nothing below may run on some ranks only. */
+    if (err == MPI_SUCCESS)
+        err = MPI_Type_contiguous((int)words, MPI_UINT64_T, &type);
+    if (err == MPI_SUCCESS)
+        err = MPI_Type_commit(&type);
+    uint64_t *all = mine + words, *seen = mine + 2 * words;
+    exchange_plan plan = {0};
+    uint64_t agreed[AGREE_WORDS];
+    double evaluated = 0.0; /* seconds of the next iteration's rules */
+    uint32_t it = done + 1;
+    if (err == MPI_SUCCESS)
+        err = agree_on_next(e, s, type, index, it, MPI_SUCCESS, &plan,
+                            &evaluated, agreed);
+    for (; err == MPI_SUCCESS; it++) {
+        memset(mine, 0, words * sizeof *mine);
         e->echoed_error = 0;
-        int local = iterate(e, s, unpacked, mine);
-        err = ravel_comm_allreduce(mine, all, NFIELDS, MPI_UINT64_T,
-                                   e->record_op, e->comm);
-        if (err == MPI_SUCCESS && all[F_ERROR]) {
-            /* Every rank reports the first failing rank's own error. */
-            int own = e->echoed_error ? MPI_SUCCESS : local;
-            if (own != MPI_SUCCESS)
-                own = iteration_error(index, it, own);
-            err = ravel_comm_first_error(e->comm, own);
-            if (err == MPI_SUCCESS)
-                err = ravel_error_set(MPI_ERR_OTHER, "another rank failed "
-                                      "in stratum %u iteration %u", index,
-                                      it);
+        budget_window_start();
+        /* The deltas are consumed: promotion replaces them. */
+        free_deltas(e);
+        double t0 = ravel_now();
+        exchange_stats st;
+        int local = exchange_send_planned(e, &plan, agreed, &st);
+        double t1 = ravel_now();
+        uint64_t fresh = 0;
+        for (size_t i = 0; i < e->nrels && local == MPI_SUCCESS; i++) {
+            uint64_t n = 0;
+            local = storage_promote(e, &e->rels[i], &n);
+            if (e->rels[i].kind == REL_DECLARED)
+                fresh += n;
         }
+        double t2 = ravel_now();
+        uint32_t local_at = local != MPI_SUCCESS ? it : it + 1;
+        double next = 0.0;
+        int next_err = evaluate_next(e, s, local, &plan, &next);
+        if (local == MPI_SUCCESS)
+            local = next_err;
+        fill_record(e, mine, &st, fresh, evaluated + (t2 - t1), t1 - t0);
+        evaluated = next;
+        mine[F_ERROR] = local != MPI_SUCCESS && local_at == it;
+        mine[F_NEXT_ERROR] = local != MPI_SUCCESS && local_at > it;
+        put_agreement(mine, &plan);
+        err = record_allreduce(e, type, mine, all);
+        if (err == MPI_SUCCESS && all[F_ERROR])
+            err = agree_error(e, index, it, local, local_at);
         if (err != MPI_SUCCESS)
             break;
         ravel_iteration_record rec = {0};
-        if (all[F_NEW] > 0) {
-            err = balance_check(e, &rec.balance_bytes);
-            rules_bind_sources(e, s);
-            unpacked = prepare_reads(e, s);
-        }
-        rec.stratum = index;
-        rec.iteration = it;
-        rec.max_block_bytes = all[F_BLOCK];
-        rec.total_bytes = all[F_BYTES];
-        rec.comm_seconds = bits_double(all[F_COMM]);
-        rec.compute_seconds = bits_double(all[F_COMPUTE]);
-        rec.backend = (int)all[F_BACKEND] - 1;
-        rec.predicted_seconds = bits_double(all[F_PREDICTED]);
-        rec.backend_seconds = bits_double(all[F_BACKEND_TIME]);
-        rec.new_tuples = all[F_NEW];
-        rec.total_tuples = all[F_TOTAL];
-        e->iterations++;
-        e->productive += all[F_NEW] > 0;
+        int replan = 0;
+        if (all[F_NEW] > 0 && !all[F_NEXT_ERROR] &&
+            balance_due(e, all + NFIELDS, seen))
+            err = balance_check(e, &plan, &rec.balance_bytes, &replan);
+        log_iteration(e, index, it, all, &rec);
         int lerr = log_record(e, &rec);
         if (err == MPI_SUCCESS)
             err = lerr;
@@ -209,9 +372,20 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
             break;
         if (err == MPI_SUCCESS && all[F_SNAPSHOT_DUE])
             err = snapshot_write(e, index, it);
+        if (err == MPI_SUCCESS && all[F_NEXT_ERROR])
+            err = agree_error(e, index, it + 1, local, local_at);
+        if (err == MPI_SUCCESS && replan)
+            err = agree_on_next(e, s, type, index, it + 1, MPI_SUCCESS,
+                                &plan, &evaluated, agreed);
+        else if (err == MPI_SUCCESS)
+            get_agreement(all, agreed);
     }
+    exchange_plan_discard(e, &plan);
     for (size_t i = 0; i < e->nrels; i++)
         tuple_buf_free(&e->rels[i].delta);
+    if (type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&type);
+    free(mine);
     return err;
 }
 

@@ -11,7 +11,7 @@ void engine_cli_init(engine_cli *c)
 {
     memset(c, 0, sizeof *c);
     c->comm = "auto";
-    c->exchange = "alltoallv";
+    c->exchange = "discover";
     c->checkpoint_every = 600.0;
 }
 
@@ -25,11 +25,11 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
          "radix-bruck[:R] (radix R >= 2, default 4), or auto: the one the "
          "cost model predicts fastest, per iteration, the default)"},
         {"exchange", RAVEL_OPT_STRING, &c->exchange, "HOW",
-         "how an iteration's receive sizes are learned: 'alltoallv' (an "
-         "MPI_Alltoall of counts, then the backend; the default) or "
-         "'discover' (an allreduce of six words, then the exchange API: "
-         "the Bruck backends learn sizes with the data, the others "
-         "exchange counts inside their call)"},
+         "how an iteration's receive sizes are learned: 'discover' (the "
+         "exchange API: the Bruck backends learn sizes with the data, the "
+         "others exchange counts inside their call; the default) or "
+         "'alltoallv' (an MPI_Alltoall of counts, then the backend's "
+         "MPI_Alltoallv)"},
         {"model", RAVEL_OPT_STRING, &c->model, "FILE",
          "cost model written by ravel-calibrate (default: $RAVEL_MODEL, "
          "else built-in)"},

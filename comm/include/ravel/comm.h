@@ -150,6 +150,15 @@ int ravel_exchange_run(ravel_exchange *x);
 const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
                                  size_t *bytes);
 
+/* Hands over the memory behind the last run's views when it is one block
+ * the caller may keep: the views stay valid (they point into it) past the
+ * next run, *bytes is its size, and the caller frees it with free().  NULL
+ * when the views are spread over several blocks, when nothing arrived, or
+ * when the memory is not the caller's to free (SMPI's shared payloads; a
+ * shared-memory backend's views into its peers): the caller then copies
+ * out of the views.  Lets a caller adopt what arrived without a copy. */
+void *ravel_exchange_take_inbox(ravel_exchange *x, size_t *bytes);
+
 /* Ends the last run's views and frees the memory behind them now (else it
  * is kept for the next run). */
 void ravel_exchange_release(ravel_exchange *x);

@@ -32,11 +32,15 @@
  *    current versions, buffers all output per destination rank, performs ONE
  *    exchange through the chosen comm backend, keeps what is absent from
  *    full as the next delta and adds it to full.  The stratum ends when no
- *    rank found a new tuple (a uint64_t allreduce).
- *  - Load balancing (ISC'20, spatial): after each iteration, a bucket whose
- *    sub-buckets hold more than `balance_factor` times the mean bucket size
- *    is split into more sub-buckets (up to P) and its tuples moved.  Results
- *    do not depend on it.
+ *    rank found a new tuple.  An iteration's ONE allreduce agrees on that,
+ *    on its log record, and on the next iteration's exchange (whose rules
+ *    were evaluated before it): one exchange and one allreduce per
+ *    iteration, and one allreduce more per stratum.
+ *  - Load balancing (ISC'20, spatial): after an iteration in which some
+ *    relation of at least balance_min_tuples grew by an eighth since the
+ *    last look, a bucket whose sub-buckets hold more than `balance_factor`
+ *    times the mean bucket size is split into more sub-buckets (up to P)
+ *    and its tuples moved.  Results do not depend on it.
  *
  * Conventions.  Functions return MPI error codes (MPI_SUCCESS on success)
  * and record a message for ravel_error_message() (ravel/error.h).  Functions
@@ -107,9 +111,11 @@ typedef struct {
                                  iteration; default 600 */
     int discover_counts;      /* 1: exchange through ravel_exchange
                                  (comm.h), which learns receive sizes on
-                                 the way, after one small allreduce; 0:
-                                 an MPI_Ialltoall of counts, then the
-                                 backend's MPI_Alltoallv (default) */
+                                 the way (default); 0: an MPI_Ialltoall of
+                                 counts, then the backend's
+                                 MPI_Alltoallv.  Either way the call's
+                                 statistics are agreed in the previous
+                                 iteration's allreduce */
     const char *resume_dir;   /* the next ravel_run continues from the
                                  newest complete snapshot in this folder
                                  (on any number of ranks) instead of from
