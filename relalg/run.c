@@ -191,25 +191,15 @@ static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
 
 /* Iteration `it`'s rules and the agreement on its exchange, in an allreduce
  * of their own: at a stratum's start, and after the balancer discarded a
- * packed exchange. */
+ * packed exchange.  mine, all: the stratum's record buffers. */
 static int agree_on_next(ravel_engine *e, stratum *s, MPI_Datatype type,
-                         uint32_t index, uint32_t it, int local_error,
-                         exchange_plan *plan, double *seconds,
+                         uint32_t index, uint32_t it, uint64_t *mine,
+                         uint64_t *all, exchange_plan *plan, double *seconds,
                          uint64_t agreed[AGREE_WORDS])
 {
-    size_t words = record_words(e);
-    uint64_t *mine = calloc(2 * words, sizeof *mine);
-    if (!mine) {
-        /* Cannot take part: MPI will not recover from a missing
-         * collective. */
-        ravel_error_set(MPI_ERR_NO_MEM, "out of memory for an iteration "
-                        "record");
-        MPI_Abort(e->comm, MPI_ERR_NO_MEM);
-        return MPI_ERR_NO_MEM;
-    }
-    uint64_t *all = mine + words;
+    memset(mine, 0, record_words(e) * sizeof *mine);
     e->echoed_error = 0;
-    int local = evaluate_next(e, s, local_error, plan, seconds);
+    int local = evaluate_next(e, s, MPI_SUCCESS, plan, seconds);
     mine[F_NEXT_ERROR] = local != MPI_SUCCESS;
     put_agreement(mine, plan);
     int err = record_allreduce(e, type, mine, all);
@@ -219,7 +209,6 @@ static int agree_on_next(ravel_engine *e, stratum *s, MPI_Datatype type,
         get_agreement(all, agreed);
     else
         exchange_plan_discard(e, plan);
-    free(mine);
     return err;
 }
 
@@ -322,7 +311,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
     double evaluated = 0.0; /* seconds of the next iteration's rules */
     uint32_t it = done + 1;
     if (err == MPI_SUCCESS)
-        err = agree_on_next(e, s, type, index, it, MPI_SUCCESS, &plan,
+        err = agree_on_next(e, s, type, index, it, mine, all, &plan,
                             &evaluated, agreed);
     for (; err == MPI_SUCCESS; it++) {
         memset(mine, 0, words * sizeof *mine);
@@ -375,7 +364,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         if (err == MPI_SUCCESS && all[F_NEXT_ERROR])
             err = agree_error(e, index, it + 1, local, local_at);
         if (err == MPI_SUCCESS && replan)
-            err = agree_on_next(e, s, type, index, it + 1, MPI_SUCCESS,
+            err = agree_on_next(e, s, type, index, it + 1, mine, all,
                                 &plan, &evaluated, agreed);
         else if (err == MPI_SUCCESS)
             get_agreement(all, agreed);

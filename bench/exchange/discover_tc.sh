@@ -18,14 +18,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # auto decides with this machine's model where there is one.
 export RAVEL_MODEL=${RAVEL_MODEL:-$top/bench/results/auto/model-this-machine.json}
 . "$top/bench/auto/median.sh"
+. "$top/bench/exchange/graph_args.sh"
 samples=$(mktemp)
 trap 'rm -f "$samples"' EXIT
 for graph in $graphs; do
-  file=$top/../shared/datasets/suitesparse/$graph.mtx
-  [[ -f $file ]] || { echo "discover_tc.sh: no $file" >&2; exit 1; }
-  flags=()
-  base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
-  [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+  graph_args "$top" discover_tc.sh "$graph"
   echo "# $graph, $runs rounds, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   for ((r = 1; r <= runs; r++)); do
     for b in $backends; do
