@@ -33,7 +33,7 @@ NS=${NS:-16,64,256,1024,2048}
 DISTS=${DISTS:-uniform range:50 normal power-law:0.99}
 VENDOR_MAX_P=${VENDOR_MAX_P:-128}
 for P in "$@"; do
-    comms=${COMMS:-spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck},auto
+    comms=${COMMS:-spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck,radix-bruck},auto
     [ "$P" -le "$VENDOR_MAX_P" ] && comms=vendor,$comms
     for dist in $DISTS; do
         start=$(date +%s)
