@@ -31,6 +31,8 @@ typedef struct {
      * model reuses it (repeated calls of one pattern pay no model). */
     ravel_call_stats chosen_for;
     ravel_cost_params chosen_with;
+    int chosen_in_exchange; /* for ravel_exchange_run (count exchange
+                               charged to the backends that need one) */
     ravel_alltoallv_fn chosen_fn;
 } comm_context;
 
@@ -201,12 +203,14 @@ int comm_agree_on_stats(const int sendcounts[], MPI_Datatype sendtype,
 
 /* auto's decision for a call with these counts (alltoallv_auto.c): the
  * statistics handed over by ravel_comm_hint_stats, or agreed by one
- * allreduce, then the model's choice, reused when statistics and model
- * equal the last call's; ctx->last_choice and ctx->chosen_fn name it.
- * Collective unless hinted. */
+ * allreduce, then the model's choice, reused when statistics, model and
+ * `in_exchange` equal the last call's; ctx->last_choice and ctx->chosen_fn
+ * name it.  `in_exchange`: the call is ravel_exchange_run's, which makes a
+ * count exchange before the backends that need one (the model's
+ * ravel_cost_choose_exchange).  Collective unless hinted. */
 int comm_auto_decide(comm_context *ctx, const int counts[],
                      MPI_Datatype type, const int recvcounts[],
-                     MPI_Datatype recvtype);
+                     MPI_Datatype recvtype, int in_exchange);
 
 /* Says once, from rank 0, that auto decides with the built-in model
  * (nothing when a model was given). */

@@ -354,7 +354,7 @@ static int choose(ravel_exchange *x, const char **name)
     int *ic = x->ints; /* byte counts as ints, the agreement's input */
     for (int i = 0; i < x->ctx->size; i++)
         ic[i] = x->send_bytes[i] > INT_MAX ? INT_MAX : (int)x->send_bytes[i];
-    int err = comm_auto_decide(x->ctx, ic, MPI_BYTE, ic, MPI_BYTE);
+    int err = comm_auto_decide(x->ctx, ic, MPI_BYTE, ic, MPI_BYTE, 1);
     if (err == MPI_SUCCESS)
         *name = ravel_alltoallv_name((size_t)x->ctx->last_choice);
     return err;

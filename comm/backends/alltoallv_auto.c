@@ -12,7 +12,9 @@
  * cannot be loaded on any rank fails the call on every rank.
  *
  * Cost: the chosen backend's, plus (without a hint) an allreduce,
- * L (alpha + 2 o).  A call whose statistics and model equal the previous
+ * L (alpha + 2 o).  Inside ravel_exchange_run the choice also counts the
+ * count exchange that call makes before a backend that cannot discover
+ * its receive counts (ravel_cost_choose_exchange).  A call whose statistics and model equal the previous
  * call's on the communicator reuses its choice without evaluating the model
  * again: a program repeating one exchange pattern pays the model once. */
 #include "comm_internal.h"
@@ -34,20 +36,23 @@ static int same_stats(const ravel_call_stats *a, const ravel_call_stats *b)
 /* Whether the last choice on this communicator was made for these
  * statistics and this model: the same on every rank, since both are. */
 static int same_choice(const comm_context *ctx, const ravel_call_stats *s,
-                       const ravel_cost_params *m)
+                       const ravel_cost_params *m, int in_exchange)
 {
     const ravel_cost_params *w = &ctx->chosen_with;
-    return ctx->last_choice >= 0 && same_stats(&ctx->chosen_for, s) &&
+    return ctx->last_choice >= 0 && ctx->chosen_in_exchange == in_exchange &&
+           same_stats(&ctx->chosen_for, s) &&
            w->alpha == m->alpha && w->beta == m->beta &&
            w->gamma == m->gamma && w->o == m->o &&
            w->ranks_per_node == m->ranks_per_node;
 }
 
 static void choose(comm_context *ctx, const ravel_call_stats *s,
-                   const ravel_cost_params *m)
+                   const ravel_cost_params *m, int in_exchange)
 {
     double predicted;
-    const char *name = ravel_cost_choose(m, s, &predicted);
+    const char *name = in_exchange
+                           ? ravel_cost_choose_exchange(m, s, &predicted)
+                           : ravel_cost_choose(m, s, &predicted);
     if (!name) /* no finite prediction: cannot happen with a valid model */
         name = ravel_alltoallv_name(0);
     ctx->last_choice = 0;
@@ -57,13 +62,14 @@ static void choose(comm_context *ctx, const ravel_call_stats *s,
     ctx->last_predicted = predicted;
     ctx->chosen_for = *s;
     ctx->chosen_with = *m;
+    ctx->chosen_in_exchange = in_exchange;
     ctx->chosen_fn = ravel_alltoallv_lookup(ravel_alltoallv_name(
         (size_t)ctx->last_choice));
 }
 
 int comm_auto_decide(comm_context *ctx, const int counts[],
                      MPI_Datatype type, const int recvcounts[],
-                     MPI_Datatype recvtype)
+                     MPI_Datatype recvtype, int in_exchange)
 {
     const ravel_cost_params *model = NULL;
     int model_err = ravel_comm_model(&model, NULL), err;
@@ -83,8 +89,8 @@ int comm_auto_decide(comm_context *ctx, const int counts[],
         return err;
     ravel_cost_params m = *model; /* with this communicator's layout */
     m.ranks_per_node = ctx->node_ranks;
-    if (!same_choice(ctx, &s, &m))
-        choose(ctx, &s, &m);
+    if (!same_choice(ctx, &s, &m, in_exchange))
+        choose(ctx, &s, &m, in_exchange);
     return MPI_SUCCESS;
 }
 
@@ -101,7 +107,7 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
         int in_place = sendbuf == MPI_IN_PLACE;
         err = comm_auto_decide(ctx, in_place ? recvcounts : sendcounts,
                                in_place ? recvtype : sendtype, recvcounts,
-                               recvtype);
+                               recvtype, 0);
     }
     if (err != MPI_SUCCESS)
         return comm_report_error(comm, "auto", err);

@@ -135,6 +135,14 @@
  *                   distance d r'^k, and D_kd estimated as two-phase
  *                   Bruck's D_k (n_kd mean blocks; at round 0 of max(mean,
  *                   S / (P-1))).
+ *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
+ *  _choose_exchange) every backend outside the Bruck family first waits
+ *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
+ *  pair: as MPICH picks it, MPI_Alltoall's time for M = 8 (Bruck from 8
+ *  ranks: L (alpha + 2 o) + its bytes and copies); under SimGrid, whose
+ *  MPI_Ialltoall posts everything at once, alpha + max(2 o (P-1), the
+ *  direct-exchange bytes of 8 (P-1)).  Two-phase, inline and radix Bruck
+ *  learn the counts on the way and pay nothing more.
  *  Here S, R, Z are max_send, max_recv, max_self and M = max(max_block,
  *  max_self).  Each step of a Bruck exchange waits for the previous one,
  *  so step times add; a direct exchange overlaps its messages within a
@@ -148,6 +156,7 @@
 
 #include "bruck_schedule.h"
 #include "bruck_transit.h"
+#include "comm_internal.h"
 #include "ravel/comm.h"
 
 #include <math.h>
@@ -561,6 +570,29 @@ static double vendor_alltoall(const call_model *c, double M)
            direct_bandwidth_bytes(c, per_rank, per_rank);
 }
 
+/* The count exchange that ravel_exchange_run makes before a backend that
+ * needs every receive count (exchange.c: an MPI_Ialltoall of one 8-byte
+ * count per pair; the Bruck family discovers the counts and makes none).
+ * MPICH picks MPI_Ialltoall's algorithm by MPI_Alltoall's thresholds
+ * (MPIR_Ialltoall_intra_sched_auto: Bruck for blocks of at most 256 bytes
+ * on 8 ranks or more), so vendor_alltoall's time for M = 8.  SimGrid's
+ * MPI_Ialltoall posts every receive and send at once whatever the size
+ * (colls::ialltoall, smpi_nbc_impl.cpp): one latency, and 2 (P-1) postings
+ * against the bytes of the direct exchange. */
+static double count_exchange_time(const call_model *c)
+{
+    if (c->P == 1)
+        return 0.0;
+#ifdef SMPI_SHARED_MALLOC
+    double per_rank = 8.0 * (c->P - 1);
+    return c->m->alpha +
+           overlap(2 * c->m->o * (c->P - 1),
+                   direct_bandwidth_bytes(c, per_rank, per_rank));
+#else
+    return vendor_alltoall(c, 8.0);
+#endif
+}
+
 static double predict_padded_alltoall(const call_model *c)
 {
     double t = allreduce_time(c);
@@ -712,14 +744,37 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
     return radix > 0 ? predict_radix(&c, radix) : -1.0;
 }
 
-const char *ravel_cost_choose(const ravel_cost_params *m,
-                              const ravel_call_stats *s, double *predicted)
+/* A backend's time inside ravel_exchange_run: its call, plus the count
+ * exchange when it cannot discover its receive counts. */
+static double predict_in_exchange(const char *name, double call,
+                                  const call_model *c)
+{
+    int param;
+    if (call < 0.0 || comm_discovering_kernel(name, &param))
+        return call;
+    return call + count_exchange_time(c);
+}
+
+double ravel_cost_predict_exchange(const char *name,
+                                   const ravel_cost_params *m,
+                                   const ravel_call_stats *s)
+{
+    call_model c = model_of(m, s);
+    double call = ravel_cost_predict(name, m, s);
+    return name ? predict_in_exchange(name, call, &c) : call;
+}
+
+static const char *choose(const ravel_cost_params *m,
+                          const ravel_call_stats *s, int in_exchange,
+                          double *predicted)
 {
     call_model c = model_of(m, s);
     const char *best = NULL;
     double best_time = INFINITY;
     for (size_t i = 0; i < PREDICTORS; i++) {
         double t = predictors[i].predict(&c);
+        if (in_exchange)
+            t = predict_in_exchange(predictors[i].name, t, &c);
         /* Less by more than rounding: a tie keeps the earlier row of
          * predictors[].  Two formulas equal on paper (vendor's and
          * spread-out's at 2 ranks) differ in the last bit as the terms
@@ -732,6 +787,19 @@ const char *ravel_cost_choose(const ravel_cost_params *m,
     if (predicted)
         *predicted = best_time;
     return best;
+}
+
+const char *ravel_cost_choose(const ravel_cost_params *m,
+                              const ravel_call_stats *s, double *predicted)
+{
+    return choose(m, s, 0, predicted);
+}
+
+const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
+                                       const ravel_call_stats *s,
+                                       double *predicted)
+{
+    return choose(m, s, 1, predicted);
 }
 
 /* Rough figures of one multi-core node, for runs without a model file.

@@ -92,6 +92,17 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted);
 
+/* The same inside ravel_exchange_run (ravel/comm.h): a backend that needs
+ * every receive count in advance pays the count exchange the call makes
+ * first (an MPI_Ialltoall of 8 bytes per pair); the Bruck family discovers
+ * the counts and pays nothing more. */
+double ravel_cost_predict_exchange(const char *name,
+                                   const ravel_cost_params *m,
+                                   const ravel_call_stats *s);
+const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
+                                       const ravel_call_stats *s,
+                                       double *predicted);
+
 /* ---- the model the backends use --------------------------------------- */
 
 /* Built-in parameters, used when no model file is given: rough figures of a
