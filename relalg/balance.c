@@ -219,16 +219,10 @@ int balance_check(ravel_engine *e, exchange_plan *pending, uint64_t *bytes,
     if (nb > INT_MAX)
         return ravel_error_set(MPI_ERR_ARG, "%zu bucket counts exceed "
                                "an MPI count", nb);
-    uint64_t *local = malloc(2 * nb * sizeof *local);
-    uint32_t *old = malloc(nb * sizeof *old);
+    /* Room made with the relations: no rank can fail here alone. */
+    uint64_t *local = e->balance_scratch, *global = local + nb;
+    uint32_t *old = (uint32_t *)(global + nb);
     int err = MPI_SUCCESS;
-    if (!local || !old) {
-        free(local);
-        free(old);
-        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
-                               "bucket counts of the load balancer", nb);
-    }
-    uint64_t *global = local + nb;
     for (size_t i = 0; i < e->nrels; i++) {
         memcpy(local + i * e->buckets, e->rels[i].bucket_count,
                e->buckets * sizeof *local);
@@ -268,7 +262,5 @@ int balance_check(ravel_engine *e, exchange_plan *pending, uint64_t *bytes,
             e->rels[i].populated = 1;
         err = balance_finish_moves(e, err, bytes);
     }
-    free(local);
-    free(old);
     return err;
 }

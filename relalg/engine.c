@@ -171,6 +171,7 @@ void ravel_engine_free(ravel_engine *e)
     for (size_t i = 0; i < e->nrels; i++)
         relation_free(&e->rels[i]);
     free(e->rels);
+    free(e->balance_scratch);
     for (size_t s = 0; s < e->nstrata; s++) {
         for (size_t i = 0; i < e->strata[s].nrules; i++) {
             free(e->strata[s].rules[i].terms);

@@ -599,13 +599,14 @@ int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
 }
 
 /* Reduces agreements of AGREE_WORDS + 1 words (the last an error flag):
- * maxima first, then sums. */
+ * maxima first, then sums.  An agreement travels as one element of a
+ * contiguous type (agree_type), so MPI never splits one between calls. */
 static void agree_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;
     const uint64_t *a = in;
     uint64_t *b = inout;
-    for (int i = 0; i < *len; i++) {
+    for (int i = 0; i < *len * (AGREE_WORDS + 1); i++) {
         int f = i % (AGREE_WORDS + 1);
         if (f < AGREE_MAXIMA)
             b[i] = a[i] > b[i] ? a[i] : b[i];
@@ -614,9 +615,30 @@ static void agree_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* The agreement's operation and type, made on first use, kept for the
+ * process (as MPI keeps its predefined ones). */
+static int agree_op(MPI_Op *op, MPI_Datatype *type)
+{
+    static MPI_Op made_op = MPI_OP_NULL;
+    static MPI_Datatype made_type = MPI_DATATYPE_NULL;
+    int err = MPI_SUCCESS;
+    if (made_op == MPI_OP_NULL)
+        err = MPI_Op_create(agree_reduce, 1, &made_op);
+    if (err == MPI_SUCCESS && made_type == MPI_DATATYPE_NULL) {
+        MPI_Datatype t;
+        err = MPI_Type_contiguous(AGREE_WORDS + 1, MPI_UINT64_T, &t);
+        if (err == MPI_SUCCESS)
+            err = MPI_Type_commit(&t);
+        if (err == MPI_SUCCESS)
+            made_type = t;
+    }
+    *op = made_op;
+    *type = made_type;
+    return err;
+}
+
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
 {
-    static MPI_Op op = MPI_OP_NULL;
     memset(st, 0, sizeof *st);
     st->backend = -1;
     e->echoed_error = 0;
@@ -625,11 +647,11 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     uint64_t mine[AGREE_WORDS + 1], all[AGREE_WORDS + 1];
     memcpy(mine, plan.agree, sizeof plan.agree);
     mine[AGREE_WORDS] = err != MPI_SUCCESS;
-    int e2 = op == MPI_OP_NULL ? MPI_Op_create(agree_reduce, 1, &op)
-                               : MPI_SUCCESS;
+    MPI_Op op;
+    MPI_Datatype type;
+    int e2 = agree_op(&op, &type);
     if (e2 == MPI_SUCCESS)
-        e2 = ravel_comm_allreduce(mine, all, AGREE_WORDS + 1, MPI_UINT64_T,
-                                  op, e->comm);
+        e2 = ravel_comm_allreduce(mine, all, 1, type, op, e->comm);
     if (e2 == MPI_SUCCESS && !all[AGREE_WORDS])
         return exchange_send_planned(e, &plan, all, st);
     exchange_plan_discard(e, &plan);

@@ -38,11 +38,16 @@ int placement_rank(const ravel_engine *e, const relation *r,
     return (int)((b + j) % (uint64_t)e->size);
 }
 
-int placement_alloc_layout(const ravel_engine *e, relation *r)
+int placement_alloc_layout(ravel_engine *e, relation *r)
 {
     r->subs = malloc(e->buckets * sizeof *r->subs);
     r->bucket_count = calloc(e->buckets, sizeof *r->bucket_count);
-    if (!r->subs || !r->bucket_count)
+    size_t room = (e->nrels + 1) * e->buckets *
+                  (2 * sizeof(uint64_t) + sizeof(uint32_t));
+    void *scratch = realloc(e->balance_scratch, room);
+    if (scratch)
+        e->balance_scratch = scratch;
+    if (!r->subs || !r->bucket_count || !scratch)
         return ravel_error_set(MPI_ERR_NO_MEM,
                                "out of memory for %llu buckets of %s",
                                (unsigned long long)e->buckets, r->name);

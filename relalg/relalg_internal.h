@@ -264,6 +264,11 @@ struct ravel_engine {
                                      written by this run) */
     int snapshot_written;         /* by this run */
     double last_snapshot;         /* when (ravel_now), or the run began */
+    /* The balancer's room for every relation's bucket counts, local and
+     * global (uint64_t each), then the sub-bucket counts before it looks
+     * (uint32_t): grown with the relation table, so that a look, which is
+     * collective, never fails on one rank for want of memory. */
+    void *balance_scratch;
 };
 
 /* The outbox buffer of slot (2 * target + in_delta) for `rank`. */
@@ -298,7 +303,9 @@ uint64_t placement_bucket(const ravel_engine *e, const relation *r,
                           const uint64_t *t);
 int placement_rank(const ravel_engine *e, const relation *r,
                    const uint64_t *t);
-int placement_alloc_layout(const ravel_engine *e, relation *r);
+/* Allocates r's bucket layout and grows the balancer's room
+ * (e->balance_scratch) to e->nrels + 1 relations. */
+int placement_alloc_layout(ravel_engine *e, relation *r);
 
 /* ---- emission and exchange (exchange.c) --------------------------------- */
 
