@@ -5,6 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+/* Not under SimGrid's SMPI, whose helpers redefine malloc and friends as
+ * macros (and where the simulated ranks share one process anyway). */
+#if defined(__GLIBC__) && !defined(SMPI_HELPERS_H)
+#define RAVEL_GLIBC_MALLOC 1
+#include <malloc.h>
+#endif
 
 size_t ravel_grown_capacity(size_t cap, size_t need)
 {
@@ -27,6 +33,17 @@ int ravel_grow(void **data, size_t *cap, size_t need, size_t elem)
     *data = d;
     *cap = grown;
     return 0;
+}
+
+void ravel_memory_map_large_blocks(size_t bytes)
+{
+#ifdef RAVEL_GLIBC_MALLOC
+    /* A fixed threshold also fixes the trim threshold, which glibc no
+     * longer moves either. */
+    (void)mallopt(M_MMAP_THRESHOLD, bytes > INT32_MAX ? INT32_MAX : (int)bytes);
+#else
+    (void)bytes;
+#endif
 }
 
 uint64_t ravel_peak_rss_bytes(void)

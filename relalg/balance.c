@@ -209,10 +209,10 @@ static int resize_buckets(ravel_engine *e, relation *r, const uint64_t *g)
     return changed;
 }
 
-int balance_check(ravel_engine *e, exchange_plan *pending, uint64_t *bytes,
-                  int *discarded)
+int balance_check(ravel_engine *e, exchange_plan *pending, int can_split,
+                  uint64_t *bytes, int *discarded, int *deferred)
 {
-    *discarded = 0;
+    *discarded = *deferred = 0;
     if (!e->opt.load_balance || e->size == 1)
         return MPI_SUCCESS;
     size_t nb = e->buckets * e->nrels;
@@ -236,6 +236,23 @@ int balance_check(ravel_engine *e, exchange_plan *pending, uint64_t *bytes,
         if (e->rels[i].kind != REL_REPLICA)
             changed |= resize_buckets(e, &e->rels[i],
                                       global + i * e->buckets);
+    }
+    if (err == MPI_SUCCESS && changed && !can_split) {
+        /* The moves read delta and the evaluation a split makes again
+         * reads it, but the caller freed it to keep it out of the
+         * iteration's peak: the layout stays (every rank decides alike,
+         * from the global counts) until the caller comes back with it. */
+        for (size_t i = 0; i < e->nrels; i++) {
+            relation *r = &e->rels[i];
+            if (r->kind == REL_REPLICA)
+                continue;
+            memcpy(r->subs, old + i * e->buckets, e->buckets * sizeof *old);
+            r->split = 0;
+            for (uint64_t b = 0; b < e->buckets && !r->split; b++)
+                r->split = r->subs[b] > 1;
+        }
+        changed = 0;
+        *deferred = 1;
     }
     if (err == MPI_SUCCESS && changed) {
         /* The moves go through the outbox, which must hold nothing else. */

@@ -454,9 +454,14 @@ static void staging_free(uint64_t **p, size_t bytes)
     *p = NULL;
 }
 
-void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
+void exchange_plan_free_send(exchange_plan *plan)
 {
     staging_free(&plan->send, plan->send_bytes);
+}
+
+void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
+{
+    exchange_plan_free_send(plan);
     free(plan->len);
     free(plan->sizes);
     plan->len = plan->off = NULL;
@@ -559,7 +564,7 @@ static int send_counted(ravel_engine *e, exchange_plan *plan,
                      rounds, cap);
     st->backend_seconds = ravel_now() - t0;
     exchange_note_backend(e, rounds, st);
-    staging_free(&plan->send, plan->send_bytes);
+    exchange_plan_free_send(plan);
     if (err == MPI_SUCCESS)
         err = unpack_streams(e, &recv, rlen, roff);
     staging_free(&recv, recv_bytes);

@@ -112,7 +112,7 @@ static int run_round(ravel_engine *e, const uint64_t *send,
     return err;
 }
 
-int exchange_discover(ravel_engine *e, const exchange_plan *plan,
+int exchange_discover(ravel_engine *e, exchange_plan *plan,
                       uint64_t max_block, exchange_stats *st)
 {
     const int P = e->size;
@@ -150,6 +150,10 @@ int exchange_discover(ravel_engine *e, const exchange_plan *plan,
     }
     st->backend_seconds = ravel_now() - t0;
     exchange_note_backend(e, rounds, st);
+    /* The streams are sent: the send array goes now, not at the plan's
+     * discard after the arrivals are unpacked and this rank's own tuples
+     * handed over (send array, arrivals and own tuples at once). */
+    exchange_plan_free_send(plan);
     for (int i = 0; acc && i < P; i++) {
         view[i] = acc[i].data;
         len[i] = acc[i].n;

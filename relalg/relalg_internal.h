@@ -360,6 +360,10 @@ int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
                           const uint64_t agreed[AGREE_WORDS],
                           exchange_stats *st);
 void exchange_plan_discard(ravel_engine *e, exchange_plan *plan);
+/* Frees the plan's send array once its streams are sent (its bytes leave
+ * the memory ledger): before the arrivals are unpacked, so that the two
+ * never add up at the exchange's peak. */
+void exchange_plan_free_send(exchange_plan *plan);
 
 /* Both halves with an agreement of their own (one small allreduce): for
  * the exchanges outside iterations (facts, moves).  local_error: this rank
@@ -367,9 +371,10 @@ void exchange_plan_discard(ravel_engine *e, exchange_plan *plan);
 int exchange_run(ravel_engine *e, int local_error, exchange_stats *st);
 
 /* exchange_send_planned's moving of the streams when receive sizes are
- * discovered (exchange_discover.c): the rounds through e->exchange, the
- * arrivals to their relations. */
-int exchange_discover(ravel_engine *e, const exchange_plan *plan,
+ * discovered (exchange_discover.c): the rounds through e->exchange (the
+ * plan's send array is freed after them), the arrivals to their
+ * relations. */
+int exchange_discover(ravel_engine *e, exchange_plan *plan,
                       uint64_t max_block, exchange_stats *st);
 
 /* Shared by both paths (exchange.c). */
@@ -415,9 +420,11 @@ void rules_bind_sources(ravel_engine *e, stratum *s);
  * the replicas this makes necessary; adds the bytes moved (all ranks) to
  * *moved_bytes.  pending: an exchange packed under the old layout, which
  * a split makes wrong: it is then discarded before the moves, and
- * *discarded set (the caller evaluates and packs again).  Collective. */
-int balance_check(ravel_engine *e, exchange_plan *pending,
-                  uint64_t *moved_bytes, int *discarded);
+ * *discarded set (the caller evaluates and packs again).  can_split: the
+ * deltas are still there; else a wanted split changes nothing and sets
+ * *deferred (the caller looks again with them kept).  Collective. */
+int balance_check(ravel_engine *e, exchange_plan *pending, int can_split,
+                  uint64_t *moved_bytes, int *discarded, int *deferred);
 /* Activates the replicas that a split makes necessary (to be filled). */
 void balance_activate_replicas(ravel_engine *e);
 /* Fills derived relations that became active, together with whatever the

@@ -15,10 +15,10 @@
  * the new-tuple count is zero; the next iteration's evaluation is then
  * dropped.
  *
- * The deltas an evaluation reads are kept until the allreduce, so that a
- * snapshot after the iteration and the balancer's moves see them; they
- * are freed before the exchange, whose buffers they would otherwise add
- * to. */
+ * The deltas an evaluation reads are kept until the allreduce only when a
+ * snapshot after the iteration or the balancer may need them (see
+ * run_stratum); else they are freed before the packing, whose send array
+ * would otherwise come on top of them. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -172,9 +172,11 @@ static void free_deltas(ravel_engine *e)
 
 /* The next iteration's local work up to its exchange: its rules, then the
  * packing of what they emitted.  With local_error set it only empties the
- * outbox and returns the error. */
+ * outbox and returns the error.  drop_deltas: nothing needs the deltas
+ * the rules read any more, so they go before the packing. */
 static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
-                         exchange_plan *plan, double *seconds)
+                         int drop_deltas, exchange_plan *plan,
+                         double *seconds)
 {
     double t0 = ravel_now();
     int err = local_error;
@@ -184,6 +186,10 @@ static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
     }
     if (err == MPI_SUCCESS)
         err = rules_evaluate(e, s);
+    /* The send array is taken with the outbox still full: the deltas
+     * would be a third copy of an iteration's tuples at the peak. */
+    if (drop_deltas)
+        free_deltas(e);
     err = exchange_pack(e, err, plan);
     *seconds = ravel_now() - t0;
     return err;
@@ -199,7 +205,7 @@ static int agree_on_next(ravel_engine *e, stratum *s, MPI_Datatype type,
 {
     memset(mine, 0, record_words(e) * sizeof *mine);
     e->echoed_error = 0;
-    int local = evaluate_next(e, s, MPI_SUCCESS, plan, seconds);
+    int local = evaluate_next(e, s, MPI_SUCCESS, 0, plan, seconds);
     mine[F_NEXT_ERROR] = local != MPI_SUCCESS;
     put_agreement(mine, plan);
     int err = record_allreduce(e, type, mine, all);
@@ -309,6 +315,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
     exchange_plan plan = {0};
     uint64_t agreed[AGREE_WORDS];
     double evaluated = 0.0; /* seconds of the next iteration's rules */
+    int split_pending = 0; /* the balancer would have split, deltas gone */
     uint32_t it = done + 1;
     if (err == MPI_SUCCESS)
         err = agree_on_next(e, s, type, index, it, mine, all, &plan,
@@ -333,7 +340,17 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         double t2 = ravel_now();
         uint32_t local_at = local != MPI_SUCCESS ? it : it + 1;
         double next = 0.0;
-        int next_err = evaluate_next(e, s, local, &plan, &next);
+        /* After the allreduce the deltas promotion just made are needed
+         * only by a snapshot (possible when checkpointing) or by a split
+         * of the balancer (its moves keep delta membership, and it
+         * evaluates the rules again).  Whether they are kept must be
+         * decided now, alike on every rank: a split the balancer wants
+         * with the deltas gone waits for the next iteration, which keeps
+         * them (split_pending).  Else they are freed before the packing,
+         * as before the engine packed ahead of its allreduce. */
+        int keep_deltas = e->checkpoint_dir != NULL || split_pending;
+        int next_err = evaluate_next(e, s, local, !keep_deltas, &plan,
+                                     &next);
         if (local == MPI_SUCCESS)
             local = next_err;
         fill_record(e, mine, &st, fresh, evaluated + (t2 - t1), t1 - t0);
@@ -347,10 +364,15 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         if (err != MPI_SUCCESS)
             break;
         ravel_iteration_record rec = {0};
-        int replan = 0;
-        if (all[F_NEW] > 0 && !all[F_NEXT_ERROR] &&
-            balance_due(e, all + NFIELDS, seen))
-            err = balance_check(e, &plan, &rec.balance_bytes, &replan);
+        int replan = 0, deferred = 0;
+        /* A deferred split is made even when the stratum ends here: the
+         * layout is what the next strata and the caller see. */
+        if (!all[F_NEXT_ERROR] &&
+            (split_pending ||
+             (all[F_NEW] > 0 && balance_due(e, all + NFIELDS, seen))))
+            err = balance_check(e, &plan, keep_deltas, &rec.balance_bytes,
+                                &replan, &deferred);
+        split_pending = deferred;
         log_iteration(e, index, it, all, &rec);
         int lerr = log_record(e, &rec);
         if (err == MPI_SUCCESS)

@@ -26,6 +26,8 @@ typedef struct {
 /* The most options engine_cli_options writes. */
 #define ENGINE_CLI_OPTIONS 10
 
+/* The defaults; also the process's allocator policy for the engine's big
+ * buffers (ravel_memory_map_large_blocks). */
 void engine_cli_init(engine_cli *c);
 
 /* Writes the options into out[0..ENGINE_CLI_OPTIONS), their targets in c;

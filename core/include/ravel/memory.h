@@ -40,6 +40,15 @@ int ravel_grow(void **data, size_t *cap, size_t need, size_t elem);
  * hold `need` (cap itself when it already does). */
 size_t ravel_grown_capacity(size_t cap, size_t need);
 
+/* Asks the C library to serve every block of at least `bytes` by its own
+ * mapping, returned to the system as soon as it is freed.  glibc otherwise
+ * raises its threshold to the size of each large block freed (up to 32 MiB
+ * on 64-bit) and keeps freed heap memory resident: for programs whose
+ * buffers of hundreds of MiB come and go every iteration, a peak resident
+ * memory that varies from run to run by a tenth.  A process-wide policy, so
+ * programs call it, not the library; a no-op outside glibc. */
+void ravel_memory_map_large_blocks(size_t bytes);
+
 /* The largest resident set this process has had, in bytes (getrusage). */
 uint64_t ravel_peak_rss_bytes(void);
 
