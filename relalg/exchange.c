@@ -620,25 +620,24 @@ static void agree_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
-/* The agreement's operation and type, made on first use, kept for the
- * process (as MPI keeps its predefined ones). */
-static int agree_op(MPI_Op *op, MPI_Datatype *type)
+/* The agreement's operation, made on first use and kept for the process
+ * (MPI frees operations at finalize); its type is made per call and freed,
+ * since MPI does not free a derived type left at finalize. */
+static int agree_allreduce(ravel_engine *e, const uint64_t *mine,
+                           uint64_t *all)
 {
-    static MPI_Op made_op = MPI_OP_NULL;
-    static MPI_Datatype made_type = MPI_DATATYPE_NULL;
-    int err = MPI_SUCCESS;
-    if (made_op == MPI_OP_NULL)
-        err = MPI_Op_create(agree_reduce, 1, &made_op);
-    if (err == MPI_SUCCESS && made_type == MPI_DATATYPE_NULL) {
-        MPI_Datatype t;
-        err = MPI_Type_contiguous(AGREE_WORDS + 1, MPI_UINT64_T, &t);
-        if (err == MPI_SUCCESS)
-            err = MPI_Type_commit(&t);
-        if (err == MPI_SUCCESS)
-            made_type = t;
-    }
-    *op = made_op;
-    *type = made_type;
+    static MPI_Op op = MPI_OP_NULL;
+    int err = op == MPI_OP_NULL ? MPI_Op_create(agree_reduce, 1, &op)
+                                : MPI_SUCCESS;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    if (err == MPI_SUCCESS)
+        err = MPI_Type_contiguous(AGREE_WORDS + 1, MPI_UINT64_T, &type);
+    if (err == MPI_SUCCESS)
+        err = MPI_Type_commit(&type);
+    if (err == MPI_SUCCESS)
+        err = ravel_comm_allreduce(mine, all, 1, type, op, e->comm);
+    if (type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&type);
     return err;
 }
 
@@ -652,11 +651,7 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     uint64_t mine[AGREE_WORDS + 1], all[AGREE_WORDS + 1];
     memcpy(mine, plan.agree, sizeof plan.agree);
     mine[AGREE_WORDS] = err != MPI_SUCCESS;
-    MPI_Op op;
-    MPI_Datatype type;
-    int e2 = agree_op(&op, &type);
-    if (e2 == MPI_SUCCESS)
-        e2 = ravel_comm_allreduce(mine, all, 1, type, op, e->comm);
+    int e2 = agree_allreduce(e, mine, all);
     if (e2 == MPI_SUCCESS && !all[AGREE_WORDS])
         return exchange_send_planned(e, &plan, all, st);
     exchange_plan_discard(e, &plan);
