@@ -53,6 +53,13 @@ static void choose(comm_context *ctx, const ravel_call_stats *s,
     const char *name = in_exchange
                            ? ravel_cost_choose_exchange(m, s, &predicted)
                            : ravel_cost_choose(m, s, &predicted);
+    /* A radix outside the fixed rows joins the table when first looked
+     * up, on every rank alike (they choose alike); a table already full
+     * of other radices leaves the fixed rows. */
+    if (name && !ravel_alltoallv_lookup(name)) {
+        ravel_error_clear();
+        name = ravel_cost_choose_fixed(m, s, in_exchange, &predicted);
+    }
     if (!name) /* no finite prediction: cannot happen with a valid model */
         name = ravel_alltoallv_name(0);
     ctx->last_choice = 0;

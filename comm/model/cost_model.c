@@ -764,9 +764,31 @@ double ravel_cost_predict_exchange(const char *name,
     return name ? predict_in_exchange(name, call, &c) : call;
 }
 
+/* The radices weighed besides the registry's radix-bruck (r = 4), after
+ * every row of predictors[] (a tie keeps the row): small blocks want a
+ * small radix, larger ones a large radix, whose blocks hop fewer times
+ * (bench/results/comm_family/README.md: at P = 128 to 512 the best radix
+ * is 8 to 32 from N = 256 on, 0.59 to 0.82 of radix 2's time at N >=
+ * 1024).  Radix 2 is inline-bruck's schedule. */
+static const char *const more_radices[] = {"radix-bruck:8", "radix-bruck:16",
+                                           "radix-bruck:32"};
+enum { MORE_RADICES = sizeof more_radices / sizeof more_radices[0] };
+
+static void consider(const char *name, double t, const char **best,
+                     double *best_time)
+{
+    /* Less by more than rounding: a tie keeps the earlier candidate.  Two
+     * formulas equal on paper (vendor's and spread-out's at 2 ranks)
+     * differ in the last bit as the terms are added in another order. */
+    if (t >= 0.0 && t < *best_time * (1.0 - TIE_TOLERANCE)) {
+        *best = name;
+        *best_time = t;
+    }
+}
+
 static const char *choose(const ravel_cost_params *m,
                           const ravel_call_stats *s, int in_exchange,
-                          double *predicted)
+                          int radices, double *predicted)
 {
     call_model c = model_of(m, s);
     const char *best = NULL;
@@ -775,15 +797,12 @@ static const char *choose(const ravel_cost_params *m,
         double t = predictors[i].predict(&c);
         if (in_exchange)
             t = predict_in_exchange(predictors[i].name, t, &c);
-        /* Less by more than rounding: a tie keeps the earlier row of
-         * predictors[].  Two formulas equal on paper (vendor's and
-         * spread-out's at 2 ranks) differ in the last bit as the terms
-         * are added in another order. */
-        if (t >= 0.0 && t < best_time * (1.0 - TIE_TOLERANCE)) {
-            best = predictors[i].name;
-            best_time = t;
-        }
+        consider(predictors[i].name, t, &best, &best_time);
     }
+    for (size_t i = 0; radices && i < MORE_RADICES; i++) /* they discover */
+        consider(more_radices[i],
+                 predict_radix(&c, comm_radix_of_name(more_radices[i])),
+                 &best, &best_time);
     if (predicted)
         *predicted = best_time;
     return best;
@@ -792,14 +811,21 @@ static const char *choose(const ravel_cost_params *m,
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted)
 {
-    return choose(m, s, 0, predicted);
+    return choose(m, s, 0, 1, predicted);
 }
 
 const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
                                        const ravel_call_stats *s,
                                        double *predicted)
 {
-    return choose(m, s, 1, predicted);
+    return choose(m, s, 1, 1, predicted);
+}
+
+const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
+                                    const ravel_call_stats *s,
+                                    int in_exchange, double *predicted)
+{
+    return choose(m, s, in_exchange, 0, predicted);
 }
 
 /* Rough figures of one multi-core node, for runs without a model file.

@@ -85,10 +85,13 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s);
 
 /* The backend auto picks: the backend the model describes with the least
- * predicted time; a tie goes to ravel's own backends before `vendor` (whose
- * internals the model can only estimate), among them to the earlier row of
- * the registry.  Returns a name of the registry (static storage); *predicted
- * gets its prediction when not NULL. */
+ * predicted time, among the registry's fixed rows and radix-bruck at radix
+ * 8, 16 and 32 ("radix-bruck:R", which ravel_alltoallv_lookup accepts); a
+ * tie goes to ravel's own backends before `vendor` (whose internals the
+ * model can only estimate), among them to the earlier row of the
+ * registry, and to the registry's rows before the extra radices.  Returns
+ * a name in static storage; *predicted gets its prediction when not
+ * NULL. */
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted);
 
@@ -102,6 +105,12 @@ double ravel_cost_predict_exchange(const char *name,
 const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
                                        const ravel_call_stats *s,
                                        double *predicted);
+/* Either choice among the registry's fixed rows only (in_exchange: as
+ * ravel_cost_choose_exchange), for a caller that cannot run a radix the
+ * registry has no room left to name. */
+const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
+                                    const ravel_call_stats *s,
+                                    int in_exchange, double *predicted);
 
 /* ---- the model the backends use --------------------------------------- */
 
