@@ -63,6 +63,19 @@ ravel_cost_params random_params(std::mt19937_64 &rng)
     return m;
 }
 
+// The simulated Theta-like platform's model (bench/simgrid/theta-model.json).
+ravel_cost_params theta_model()
+{
+    ravel_cost_params m;
+    ravel_cost_params_default(&m);
+    m.alpha = 1.3e-6;
+    m.beta = 1e-10;
+    m.gamma = 3.64e-10;
+    m.o = 3e-6;
+    m.ranks_per_node = 64;
+    return m;
+}
+
 } // namespace
 
 TEST(CostModelChoice, PicksTheLeastPredictedTime)
@@ -187,13 +200,7 @@ TEST(CostModelChoice, InsideTheExchangeTheCountExchangeIsChargedWhereMade)
 // count exchange of 127 messages a rank costs more than a Bruck exchange.
 TEST(CostModelChoice, ASparseSmallCallInsideTheExchangeGoesToTheBruckFamily)
 {
-    ravel_cost_params m; // bench/simgrid/theta-model.json
-    ravel_cost_params_default(&m);
-    m.alpha = 1.3e-6;
-    m.beta = 1e-10;
-    m.gamma = 3.64e-10;
-    m.o = 3e-6;
-    m.ranks_per_node = 64;
+    ravel_cost_params m = theta_model();
     ravel_call_stats s;
     std::memset(&s, 0, sizeof s);
     s.P = 128;
@@ -218,13 +225,7 @@ TEST(CostModelChoice, ASparseSmallCallInsideTheExchangeGoesToTheBruckFamily)
 // rows alone it could not.
 TEST(CostModelChoice, LargerBlocksAtManyRanksGoToALargerRadix)
 {
-    ravel_cost_params m; // bench/simgrid/theta-model.json
-    ravel_cost_params_default(&m);
-    m.alpha = 1.3e-6;
-    m.beta = 1e-10;
-    m.gamma = 3.64e-10;
-    m.o = 3e-6;
-    m.ranks_per_node = 64;
+    ravel_cost_params m = theta_model();
     ravel_call_stats s;
     std::memset(&s, 0, sizeof s);
     s.P = 512;
