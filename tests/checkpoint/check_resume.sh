@@ -28,7 +28,7 @@ run_killed() {
   [[ $rc != 0 ]] || die "RAVEL_TEST_KILL=$spec: the run was not killed"
   # mpiexec (hydra) reports a rank's death on stdout.
   cat "$scratch/killed.out" "$scratch/killed.err" | grep -q "signal 9\|Killed" ||
-    die "RAVEL_TEST_KILL=$spec: exit $rc but no SIGKILL: $(tail -3 "$scratch/killed.err")"
+    die "RAVEL_TEST_KILL=$spec: exit $rc but no SIGKILL: $(tail -3 "$scratch/killed.err") / stdout: $(tail -5 "$scratch/killed.out")"
 }
 
 # kill_between DIR K command...: started in its own session, the whole job
