@@ -14,8 +14,10 @@ packages=(build-essential cmake pkg-config mpich libmpich-dev libxxhash-dev
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$p")
+  # The status is read whole first: under pipefail, grep -q's early exit
+  # could give dpkg-query SIGPIPE and fail the test.
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
 done
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages already installed"
