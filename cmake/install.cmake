@@ -5,7 +5,8 @@ include(CMakePackageConfigHelpers)
 file(GLOB RAVEL_PUBLIC_HEADERS
   ${PROJECT_SOURCE_DIR}/core/include/ravel/*.h
   ${PROJECT_SOURCE_DIR}/comm/include/ravel/*.h
-  ${PROJECT_SOURCE_DIR}/relalg/include/ravel/*.h)
+  ${PROJECT_SOURCE_DIR}/relalg/include/ravel/*.h
+  ${PROJECT_SOURCE_DIR}/datalog/include/ravel/*.h)
 install(FILES ${RAVEL_PUBLIC_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ravel)
 

@@ -7,10 +7,11 @@ set -euo pipefail
 if [[ ${RAVEL_DEPS_READY:-} == 1 ]]; then exit 0; fi
 
 # clang-14 and libclang-rt-14-dev: the sanitizer pass and the fuzz targets
-# (scripts/test-sanitize.sh, scripts/fuzz.sh).
+# (scripts/test-sanitize.sh, scripts/fuzz.sh); python3: the Datalog tests'
+# oracle (tests/datalog/oracle/).
 packages=(build-essential cmake pkg-config mpich libmpich-dev libxxhash-dev
           googletest libgtest-dev zlib1g-dev gnuplot-nox libsimgrid-dev
-          clang-14 libclang-rt-14-dev)
+          clang-14 libclang-rt-14-dev python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -58,6 +58,11 @@ bin=$prefix/bin
 expect_out '^closure size +42$' mpiexec -n 2 "$bin/ravel-tc" --height=3 --quiet
 expect_out 'edges' mpiexec -n 2 "$bin/ravel-tc-check" --tree=3
 expect_out '^Time +[0-9]+$' mpiexec -n 2 "$bin/ravel-kcfa" --k=1 --generate=1 --quiet
+# A chain of 3 edges: 3 + 2 + 1 paths.
+mkdir "$scratch/dl"
+printf '1\t2\n2\t3\n3\t4\n' >"$scratch/dl/edge.facts"
+expect_out $'^path\t6$' mpiexec -n 2 "$bin/ravel-datalog" --quiet \
+           -F "$scratch/dl" -D "$scratch/dl" "$src/examples/datalog/tc.dl"
 expect_out '^vendor +16 ' mpiexec -n 2 "$bin/ravel-a2a" --N=16 --iters=1 \
            --warmup=0 --verify
 expect_out '' mpiexec -n 2 "$bin/alltoallv_demo" --iters=1 --max=5

@@ -1,0 +1,396 @@
+/* The checker: every name resolved, every arity and type consistent, every
+ * variable grounded.  It also folds an equality that only names a variable
+ * (`x = 5`, `x = y` with y bound by an atom) into the clause, as Soufflé
+ * grounds such variables: the later phases then see variables bound by
+ * atoms only. */
+#include "dl_internal.h"
+
+#include <ravel/error.h>
+
+#include <mpi.h>
+#include <string.h>
+
+#define NOMEM() ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory")
+
+/* ---- types ------------------------------------------------------------------ */
+
+static int resolve_type(ravel_dl_program *p, const char *name, dl_pos pos,
+                        dl_type *out)
+{
+    /* Follow aliases; a chain longer than the alias count is a cycle. */
+    for (size_t hops = 0; hops <= p->aliases.n; hops++) {
+        if (strcmp(name, "number") == 0) {
+            *out = DL_NUMBER;
+            return 0;
+        }
+        if (strcmp(name, "unsigned") == 0) {
+            *out = DL_UNSIGNED;
+            return 0;
+        }
+        if (strcmp(name, "symbol") == 0) {
+            *out = DL_SYMBOL;
+            return 0;
+        }
+        if (strcmp(name, "float") == 0)
+            return dl_error_at(p->file, pos,
+                               "the type float is not supported");
+        const dl_type_alias *found = NULL;
+        for (size_t i = 0; i < p->aliases.n && !found; i++) {
+            const dl_type_alias *t = p->aliases.items[i];
+            if (strcmp(t->name, name) == 0)
+                found = t;
+        }
+        if (!found)
+            return dl_error_at(p->file, pos, "unknown type '%s'", name);
+        name = found->of;
+    }
+    return dl_error_at(p->file, pos, "the type '%s' is defined in a cycle",
+                       name);
+}
+
+static int check_declarations(ravel_dl_program *p)
+{
+    int rc;
+    for (size_t i = 0; i < p->aliases.n; i++) {
+        const dl_type_alias *t = p->aliases.items[i];
+        dl_type ignored;
+        if (!strcmp(t->name, "number") || !strcmp(t->name, "unsigned") ||
+            !strcmp(t->name, "symbol") || !strcmp(t->name, "float"))
+            return dl_error_at(p->file, t->pos,
+                               "'%s' is a built-in type", t->name);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(((dl_type_alias *)p->aliases.items[j])->name,
+                        t->name))
+                return dl_error_at(p->file, t->pos,
+                                   "the type '%s' is defined twice",
+                                   t->name);
+        if ((rc = resolve_type(p, t->name, t->pos, &ignored)))
+            return rc;
+    }
+    for (size_t i = 0; i < p->relations.n; i++) {
+        dl_relation *r = DL_REL(p, i);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(DL_REL(p, j)->name, r->name))
+                return dl_error_at(p->file, r->pos,
+                                   "relation '%s' is declared twice (first "
+                                   "at line %d)", r->name,
+                                   DL_REL(p, j)->pos.line);
+        if (strlen(r->name) > 40)
+            return dl_error_at(p->file, r->pos,
+                               "the relation name '%.40s...' is longer "
+                               "than 40 characters", r->name);
+        for (size_t c = 0; c < r->arity; c++) {
+            for (size_t d = 0; d < c; d++)
+                if (!strcmp(r->col_names[c], r->col_names[d]))
+                    return dl_error_at(p->file, r->col_pos[c],
+                                       "relation '%s' has two columns "
+                                       "named '%s'", r->name,
+                                       r->col_names[c]);
+            if ((rc = resolve_type(p, r->col_type_names[c], r->col_pos[c],
+                                   &r->col_types[c])))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- atoms ------------------------------------------------------------------ */
+
+static int resolve_atom(ravel_dl_program *p, dl_atom *a)
+{
+    for (size_t i = 0; i < p->relations.n; i++)
+        if (!strcmp(DL_REL(p, i)->name, a->rel_name)) {
+            a->rel = (int)i;
+            const dl_relation *r = DL_REL(p, i);
+            if (r->arity != a->arity)
+                return dl_error_at(p->file, a->pos,
+                                   "'%s' has %zu column%s, used here with "
+                                   "%zu", r->name, r->arity,
+                                   r->arity == 1 ? "" : "s", a->arity);
+            return 0;
+        }
+    return dl_error_at(p->file, a->pos, "relation '%s' is not declared",
+                       a->rel_name);
+}
+
+/* Constants of an atom must fit their columns' types. */
+static int check_atom_constants(ravel_dl_program *p, const dl_atom *a)
+{
+    const dl_relation *r = DL_REL(p, a->rel);
+    for (size_t i = 0; i < a->arity; i++) {
+        const dl_term *t = &a->args[i];
+        uint64_t ignored;
+        if (t->kind == DL_TERM_NUMBER || t->kind == DL_TERM_STRING) {
+            int rc = dl_encode_term(p->file, t, r->col_types[i], &ignored);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- variables of a clause ---------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    dl_type type;
+    int typed;
+    int bound;          /* appears in a body atom */
+    const char *where;  /* the relation that gave it its type */
+} var_info;
+
+typedef struct {
+    var_info *v;
+    size_t n, cap;
+} var_table;
+
+static var_info *var_get(var_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->v[i].name, name))
+            return &t->v[i];
+    return NULL;
+}
+
+static var_info *var_add(dl_arena *a, var_table *t, const char *name)
+{
+    var_info *v = var_get(t, name);
+    if (v)
+        return v;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        var_info *grown = dl_alloc(a, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        if (t->n)
+            memcpy(grown, t->v, t->n * sizeof *grown);
+        t->v = grown;
+        t->cap = cap;
+    }
+    v = &t->v[t->n++];
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    return v;
+}
+
+static int type_var(ravel_dl_program *p, var_table *vars, const dl_term *t,
+                    dl_type type, const char *rel, int bound)
+{
+    var_info *v = var_add(&p->arena, vars, t->name);
+    if (!v)
+        return NOMEM();
+    if (v->typed && v->type != type)
+        return dl_error_at(p->file, t->pos,
+                           "variable '%s' is a %s in '%s' and a %s in '%s'",
+                           t->name, dl_type_name(v->type), v->where,
+                           dl_type_name(type), rel);
+    v->typed = 1;
+    v->type = type;
+    v->where = rel;
+    v->bound |= bound;
+    return 0;
+}
+
+/* Every args array of the clause its own: the parser shares a rule's
+ * head and atoms between the clauses of its disjunction, and folding an
+ * equality rewrites terms in place. */
+static int own_terms(ravel_dl_program *p, dl_clause *c)
+{
+    dl_atom *atoms = dl_alloc(&p->arena, (c->natoms + 1) * sizeof *atoms);
+    if (!atoms)
+        return NOMEM();
+    if (c->natoms)
+        memcpy(atoms, c->atoms, c->natoms * sizeof *atoms);
+    atoms[c->natoms] = c->head;
+    for (size_t i = 0; i <= c->natoms; i++) {
+        dl_term *args = dl_alloc(&p->arena, atoms[i].arity * sizeof *args);
+        if (!args)
+            return NOMEM();
+        memcpy(args, atoms[i].args, atoms[i].arity * sizeof *args);
+        atoms[i].args = args;
+    }
+    c->head = atoms[c->natoms];
+    c->atoms = atoms;
+    return 0;
+}
+
+static void substitute(dl_clause *c, const char *var, const dl_term *with)
+{
+    for (size_t i = 0; i < c->head.arity; i++)
+        if (c->head.args[i].kind == DL_TERM_VAR &&
+            !strcmp(c->head.args[i].name, var)) {
+            dl_pos pos = c->head.args[i].pos;
+            c->head.args[i] = *with;
+            c->head.args[i].pos = pos;
+        }
+    for (size_t k = 0; k < c->ncmps; k++) {
+        dl_term *sides[2] = {&c->cmps[k].left, &c->cmps[k].right};
+        for (int s = 0; s < 2; s++)
+            if (sides[s]->kind == DL_TERM_VAR && !strcmp(sides[s]->name, var)) {
+                dl_pos pos = sides[s]->pos;
+                *sides[s] = *with;
+                sides[s]->pos = pos;
+            }
+    }
+}
+
+static int is_bound(const var_table *vars, const dl_term *t)
+{
+    if (t->kind != DL_TERM_VAR)
+        return t->kind != DL_TERM_WILD;
+    for (size_t i = 0; i < vars->n; i++)
+        if (!strcmp(vars->v[i].name, t->name))
+            return vars->v[i].bound;
+    return 0;
+}
+
+/* `x = t` where x is in no atom and t is a constant or a bound variable:
+ * x stands for t everywhere, and the comparison goes. */
+static void fold_equalities(dl_clause *c, const var_table *vars)
+{
+    for (size_t k = 0; k < c->ncmps;) {
+        dl_cmp *cmp = &c->cmps[k];
+        dl_term *free_side = NULL, *other = NULL;
+        if (cmp->op == DL_EQ) {
+            if (cmp->left.kind == DL_TERM_VAR && !is_bound(vars, &cmp->left) &&
+                is_bound(vars, &cmp->right))
+                free_side = &cmp->left, other = &cmp->right;
+            else if (cmp->right.kind == DL_TERM_VAR &&
+                     !is_bound(vars, &cmp->right) &&
+                     is_bound(vars, &cmp->left))
+                free_side = &cmp->right, other = &cmp->left;
+        }
+        if (!free_side) {
+            k++;
+            continue;
+        }
+        const char *name = free_side->name;
+        dl_term with = *other;
+        c->cmps[k] = c->cmps[--c->ncmps]; /* remove it, then rewrite */
+        substitute(c, name, &with);
+        k = 0; /* a rewrite may ground another equality */
+    }
+}
+
+/* A side's type: a variable's, a string's (symbol), or -1 for a number
+ * constant, which takes the type of what it is compared with. */
+static int side_type(const var_table *vars, const dl_term *t)
+{
+    if (t->kind == DL_TERM_STRING)
+        return DL_SYMBOL;
+    if (t->kind == DL_TERM_VAR)
+        for (size_t i = 0; i < vars->n; i++)
+            if (!strcmp(vars->v[i].name, t->name))
+                return (int)vars->v[i].type;
+    return -1;
+}
+
+static int check_cmp_types(ravel_dl_program *p, const var_table *vars,
+                           const dl_cmp *cmp)
+{
+    int l = side_type(vars, &cmp->left), r = side_type(vars, &cmp->right);
+    if (l >= 0 && r >= 0 && l != r)
+        return dl_error_at(p->file, cmp->pos,
+                           "comparing a %s with a %s", dl_type_name(l),
+                           dl_type_name(r));
+    if ((l == DL_SYMBOL) != (r == DL_SYMBOL) && (l == -1 || r == -1))
+        return dl_error_at(p->file, cmp->pos,
+                           "comparing a symbol with a number");
+    if ((l == DL_SYMBOL || r == DL_SYMBOL) && cmp->op != DL_EQ &&
+        cmp->op != DL_NE)
+        return dl_error_at(p->file, cmp->pos,
+                           "ordering symbols (< <= > >=) is not supported "
+                           "yet: ravel compares symbols with = and != only");
+    /* A constant in a variable's column must fit its type. */
+    const dl_term *sides[2] = {&cmp->left, &cmp->right};
+    int types[2] = {r, l};
+    for (int s = 0; s < 2; s++) {
+        uint64_t ignored;
+        int rc;
+        if (sides[s]->kind == DL_TERM_NUMBER && types[s] >= 0 &&
+            (rc = dl_encode_term(p->file, sides[s], (dl_type)types[s],
+                                 &ignored)))
+            return rc;
+    }
+    return 0;
+}
+
+static int check_clause(ravel_dl_program *p, dl_clause *c)
+{
+    int rc;
+    var_table vars = {0};
+    if ((rc = own_terms(p, c)) || (rc = resolve_atom(p, &c->head)))
+        return rc;
+    if (c->natoms == 0)
+        return dl_error_at(p->file, c->pos,
+                           "a rule needs at least one atom in its body");
+    for (size_t i = 0; i < c->natoms; i++) {
+        dl_atom *a = &c->atoms[i];
+        if ((rc = resolve_atom(p, a)) || (rc = check_atom_constants(p, a)))
+            return rc;
+        const dl_relation *r = DL_REL(p, a->rel);
+        for (size_t j = 0; j < a->arity; j++)
+            if (a->args[j].kind == DL_TERM_VAR &&
+                (rc = type_var(p, &vars, &a->args[j], r->col_types[j],
+                               r->name, 1)))
+                return rc;
+    }
+    fold_equalities(c, &vars);
+    const dl_relation *h = DL_REL(p, c->head.rel);
+    for (size_t j = 0; j < c->head.arity; j++) {
+        const dl_term *t = &c->head.args[j];
+        if (t->kind == DL_TERM_WILD)
+            return dl_error_at(p->file, t->pos,
+                               "'_' in the head of a rule: every head "
+                               "column needs a value");
+        if (t->kind != DL_TERM_VAR)
+            continue;
+        if (!is_bound(&vars, t))
+            return dl_error_at(p->file, t->pos,
+                               "variable '%s' in the head is not grounded: "
+                               "no atom of the body binds it", t->name);
+        if ((rc = type_var(p, &vars, t, h->col_types[j], h->name, 0)))
+            return rc;
+    }
+    if ((rc = check_atom_constants(p, &c->head)))
+        return rc;
+    for (size_t k = 0; k < c->ncmps; k++) {
+        const dl_cmp *cmp = &c->cmps[k];
+        const dl_term *sides[2] = {&cmp->left, &cmp->right};
+        for (int s = 0; s < 2; s++) {
+            if (sides[s]->kind == DL_TERM_WILD)
+                return dl_error_at(p->file, sides[s]->pos,
+                                   "'_' in a comparison");
+            if (sides[s]->kind == DL_TERM_VAR && !is_bound(&vars, sides[s]))
+                return dl_error_at(p->file, sides[s]->pos,
+                                   "variable '%s' in a comparison is not "
+                                   "grounded: no atom of the body binds it",
+                                   sides[s]->name);
+        }
+        if ((rc = check_cmp_types(p, &vars, cmp)))
+            return rc;
+    }
+    return 0;
+}
+
+static int check_facts(ravel_dl_program *p)
+{
+    for (size_t i = 0; i < p->facts.n; i++) {
+        dl_atom *f = p->facts.items[i];
+        int rc = resolve_atom(p, f);
+        if (rc || (rc = check_atom_constants(p, f)))
+            return rc;
+    }
+    return 0;
+}
+
+int dl_check(ravel_dl_program *p)
+{
+    int rc = check_declarations(p);
+    if (rc || (rc = check_facts(p)))
+        return rc;
+    for (size_t i = 0; i < p->clauses.n; i++)
+        if ((rc = check_clause(p, p->clauses.items[i])))
+            return rc;
+    return 0;
+}

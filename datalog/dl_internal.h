@@ -1,0 +1,222 @@
+/* dl_internal.h: the data each phase of the Datalog front end hands the
+ * next (see ravel/datalog.h for the phases).  Everything a program holds
+ * is allocated from its arena and freed with it. */
+#ifndef RAVEL_DL_INTERNAL_H
+#define RAVEL_DL_INTERNAL_H
+
+#include <ravel/datalog.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- arena ---------------------------------------------------------------- */
+
+typedef struct dl_arena_chunk dl_arena_chunk;
+typedef struct {
+    dl_arena_chunk *head;
+} dl_arena;
+
+/* Zeroed memory that lives until dl_arena_free; NULL when out of memory. */
+void *dl_alloc(dl_arena *a, size_t bytes);
+char *dl_strndup(dl_arena *a, const char *s, size_t n);
+void dl_arena_free(dl_arena *a);
+
+/* A growable array of pointers, in the arena (old storage is abandoned
+ * to it when the array grows). */
+typedef struct {
+    void **items;
+    size_t n, cap;
+} dl_vec;
+int dl_vec_push(dl_arena *a, dl_vec *v, void *item);
+
+/* Reads the regular file at path whole (malloc'd into *out); errors name
+ * it, after `what` ("fact file ", or ""). */
+int dl_read_file(const char *path, const char *what, char **out,
+                 size_t *len);
+
+/* ---- positions and errors -------------------------------------------------- */
+
+typedef struct {
+    int line, col;
+} dl_pos;
+
+/* Records "file:line:col: message" and returns MPI_ERR_ARG. */
+int dl_error_at(const char *file, dl_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+typedef enum {
+    DL_TOK_EOF,
+    DL_TOK_IDENT,     /* a name: relation, variable, type, keyword */
+    DL_TOK_NUMBER,    /* decimal, 0x hex or 0b binary digits, unsigned */
+    DL_TOK_STRING,    /* "..." (text holds its bytes, escapes decoded) */
+    DL_TOK_DIRECTIVE, /* .decl, .input, ... (text holds the word) */
+    DL_TOK_PUNCT      /* ( ) , . : :- ; ! = != < <= > >= <: + - * / % _ and
+                         anything else of one byte, for the error message */
+} dl_token_kind;
+
+typedef struct {
+    dl_token_kind kind;
+    dl_pos pos;
+    const char *text; /* not NUL-terminated; len bytes */
+    size_t len;
+} dl_token;
+
+typedef struct {
+    dl_arena *arena; /* holds strings whose escapes were decoded */
+    const char *file;
+    const char *src;
+    size_t len, at;
+    dl_pos pos;
+} dl_lexer;
+
+void dl_lexer_init(dl_lexer *lx, dl_arena *arena, const char *file,
+                   const char *src, size_t len);
+/* The next token, or an error (an unterminated string or comment, a
+ * preprocessor line, a byte no token starts with). */
+int dl_lex(dl_lexer *lx, dl_token *tok);
+int dl_token_is(const dl_token *t, const char *text);
+
+/* ---- syntax tree ----------------------------------------------------------- */
+
+typedef enum { DL_NUMBER, DL_UNSIGNED, DL_SYMBOL } dl_type;
+const char *dl_type_name(dl_type t);
+
+typedef enum { DL_TERM_VAR, DL_TERM_WILD, DL_TERM_NUMBER, DL_TERM_STRING }
+    dl_term_kind;
+
+typedef struct {
+    dl_term_kind kind;
+    dl_pos pos;
+    const char *name;  /* variable name; string constant's bytes */
+    size_t len;        /* string constant's length */
+    uint64_t magnitude;/* number constant: its absolute value */
+    int negative;      /* number constant written with a leading '-' */
+} dl_term;
+
+typedef struct {
+    const char *rel_name;
+    int rel;           /* index into the program's relations, once checked */
+    dl_pos pos;
+    size_t arity;
+    dl_term *args;
+} dl_atom;
+
+typedef enum { DL_EQ, DL_NE, DL_LT, DL_LE, DL_GT, DL_GE } dl_cmp_op;
+
+typedef struct {
+    dl_term left, right;
+    dl_cmp_op op;
+    dl_pos pos;
+} dl_cmp;
+
+/* One conjunctive clause: head :- atoms, comparisons.  A rule whose body
+ * has disjunctions, or several heads, becomes several clauses. */
+typedef struct {
+    dl_atom head;
+    dl_atom *atoms;
+    size_t natoms;
+    dl_cmp *cmps;
+    size_t ncmps;
+    dl_pos pos;
+} dl_clause;
+
+typedef struct {
+    const char *name;
+    dl_pos pos;
+    size_t arity;
+    const char **col_names;
+    const char **col_type_names; /* as written; resolved by dl_check */
+    dl_pos *col_pos;
+    dl_type *col_types;
+    int is_input, is_output, is_printsize;
+    const char *input_file;  /* relative to the fact directory */
+    char input_delimiter;
+    dl_pos input_pos;
+    const char *output_file; /* relative to the output directory */
+    char output_delimiter;
+    int stratum;             /* -1: no rule derives it */
+} dl_relation;
+
+typedef struct {
+    const char *name;
+    const char *of;  /* the type it is a subtype or copy of */
+    dl_pos pos;
+} dl_type_alias;
+
+/* ---- plan ------------------------------------------------------------------ */
+
+/* A relation as the engine sees it: declared, hidden intermediate, or an
+ * index (a permutation of a base with a key width). */
+typedef struct {
+    char name[64];
+    size_t arity, key;
+    int base;                 /* -1, or the plan relation it indexes */
+    unsigned key_cols[64];    /* for an index: base columns, key first */
+    int declared;             /* index into program relations, or -1 */
+    int stratum;              /* of the rule that writes it; -1 none */
+} dl_plan_rel;
+
+/* A value in a planned rule: a column of side 0 or 1, or a constant. */
+typedef struct {
+    int side; /* 0, 1, or -1 for the constant */
+    unsigned col;
+    uint64_t value;
+} dl_plan_term;
+
+typedef struct {
+    dl_plan_term left, right;
+    dl_cmp_op op;
+} dl_plan_filter;
+
+/* One engine rule: head :- body[0] (copy) or body[0], body[1] (join), in
+ * one semi-naive version (delta or full per body atom). */
+typedef struct {
+    int stratum;
+    int head;
+    int nbody;
+    int body[2];
+    int delta[2];             /* 1: reads the delta, 0: the full relation */
+    dl_plan_term *head_terms; /* head's arity */
+    dl_plan_filter *filters;
+    size_t nfilters;
+    dl_pos pos;               /* of the source clause */
+} dl_plan_rule;
+
+/* ---- the program ----------------------------------------------------------- */
+
+struct ravel_dl_program {
+    dl_arena arena;
+    const char *file;
+    dl_vec relations;  /* dl_relation* in declaration order */
+    dl_vec aliases;    /* dl_type_alias* */
+    dl_vec clauses;    /* dl_clause* */
+    dl_vec facts;      /* dl_atom* (inline facts) */
+    int nstrata;
+    dl_vec plan_rels;  /* dl_plan_rel* */
+    dl_vec plan_rules; /* dl_plan_rule*, grouped by stratum, in order */
+};
+
+#define DL_REL(p, i) ((dl_relation *)(p)->relations.items[i])
+#define DL_PREL(p, i) ((dl_plan_rel *)(p)->plan_rels.items[i])
+
+int dl_parse(ravel_dl_program *p, const char *src, size_t len);
+int dl_check(ravel_dl_program *p);
+int dl_stratify(ravel_dl_program *p);
+int dl_plan(ravel_dl_program *p);
+
+/* A constant's 64-bit value in a column of type t (numbers flipped, see
+ * ravel/datalog.h; symbols hashed).  Errors on a number out of the type's
+ * range. */
+int dl_encode_term(const char *file, const dl_term *t, dl_type type,
+                   uint64_t *out);
+uint64_t dl_encode_number(int64_t v);
+/* Reads [-]digits, [-]0x hex or [-]0b binary, all of s[0..n): 0, -1 when
+ * it is not such a number, -2 when its magnitude exceeds 64 bits. */
+int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
+                         int *negative);
+int64_t dl_decode_number(uint64_t stored);
+uint64_t dl_symbol_hash(const char *s, size_t len);
+
+#endif

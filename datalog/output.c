@@ -1,0 +1,186 @@
+/* Results out: each .output relation as OUT_DIR/NAME.csv in Soufflé's
+ * form (one tuple a line, columns separated by a tab or the relation's
+ * delimiter, numbers in decimal, symbols as their text).  Each rank formats
+ * its own tuples and writes them at its offset (an exclusive prefix sum of
+ * the ranks' byte counts) with MPI-IO, into a temporary file that is
+ * renamed into place only when every output of the run is complete.  The
+ * lines are in no global order; compare outputs after sorting. */
+#include "dl_run.h"
+
+#include <ravel/error.h>
+
+#include <inttypes.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The most bytes one MPI_File_write_at call is given (its count is an
+ * int). */
+#define WRITE_CHUNK ((size_t)1 << 30)
+
+const char *dl_format_value(const dl_run *r, dl_type t, uint64_t v,
+                            char *buf, size_t *len)
+{
+    int n;
+    switch (t) {
+    case DL_NUMBER:
+        n = snprintf(buf, 24, "%" PRId64, dl_decode_number(v));
+        *len = (size_t)n;
+        return buf;
+    case DL_UNSIGNED:
+        n = snprintf(buf, 24, "%" PRIu64, v);
+        *len = (size_t)n;
+        return buf;
+    case DL_SYMBOL:
+        return dl_symbols_text(r->syms, v, len);
+    }
+    return NULL;
+}
+
+static void path_of(const dl_relation *rel, const char *out_dir, int tmp,
+                    char *path, size_t cap)
+{
+    char def[128];
+    const char *name = rel->output_file;
+    if (!name) {
+        snprintf(def, sizeof def, "%s.csv", rel->name);
+        name = def;
+    }
+    const char *slash = name[0] == '/' ? "" : "/";
+    const char *dir = name[0] == '/' ? "" : out_dir;
+    if (tmp)
+        snprintf(path, cap, "%s%s%s.ravel-partial", dir, slash, name);
+    else
+        snprintf(path, cap, "%s%s%s", dir, slash, name);
+}
+
+typedef struct {
+    char *text;
+    size_t len, cap;
+} text_buf;
+
+static int append(text_buf *b, const char *s, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 16;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *grown = realloc(b->text, cap);
+        if (!grown)
+            return ravel_error_set(MPI_ERR_NO_MEM,
+                                   "datalog: out of memory formatting "
+                                   "%zu bytes of output", b->len + n);
+        b->text = grown;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+static int format_relation(dl_run *r, const dl_relation *rel, ravel_rel er,
+                           text_buf *b)
+{
+    const uint64_t *tuples;
+    size_t n;
+    int rc = ravel_relation_local(r->e, er, &tuples, &n);
+    for (size_t i = 0; i < n && !rc; i++)
+        for (size_t c = 0; c < rel->arity && !rc; c++) {
+            char num[24];
+            size_t len;
+            const char *s = dl_format_value(r, rel->col_types[c],
+                                            tuples[i * rel->arity + c], num,
+                                            &len);
+            if (!s)
+                return ravel_error_set(MPI_ERR_INTERN,
+                                       "datalog: %s holds a symbol id "
+                                       "%016" PRIx64 " with no text",
+                                       rel->name, tuples[i * rel->arity + c]);
+            char sep = c + 1 < rel->arity ? rel->output_delimiter : '\n';
+            if (!(rc = append(b, s, len)))
+                rc = append(b, &sep, 1);
+        }
+    return rc;
+}
+
+static int write_relation(dl_run *r, MPI_Comm comm, const dl_relation *rel,
+                          ravel_rel er, const char *out_dir)
+{
+    text_buf b = {0};
+    int rc = format_relation(r, rel, er, &b);
+    /* Every rank must reach the collective calls below. */
+    int failed = rc != 0, any;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) {
+        free(b.text);
+        return rc ? rc : ravel_error_set(MPI_ERR_OTHER,
+                                         "another rank failed formatting %s",
+                                         rel->name);
+    }
+    uint64_t mine = b.len, offset = 0;
+    MPI_Exscan(&mine, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
+    if (r->rank == 0)
+        offset = 0;
+    char path[4096];
+    path_of(rel, out_dir, 1, path, sizeof path);
+    MPI_File fh;
+    rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                       MPI_INFO_NULL, &fh);
+    if (rc) {
+        free(b.text);
+        return ravel_error_set(MPI_ERR_FILE, "%s: cannot create it (is %s "
+                               "a writable directory?)", path, out_dir);
+    }
+    rc = MPI_File_set_size(fh, 0);
+    int werr = 0;
+    for (size_t at = 0; at < b.len && !werr; at += WRITE_CHUNK) {
+        size_t n = b.len - at < WRITE_CHUNK ? b.len - at : WRITE_CHUNK;
+        MPI_Status st;
+        werr = MPI_File_write_at(fh, (MPI_Offset)(offset + at), b.text + at,
+                                 (int)n, MPI_CHAR, &st);
+    }
+    int crc = MPI_File_close(&fh);
+    free(b.text);
+    failed = rc || werr || crc;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any)
+        return ravel_error_set(MPI_ERR_FILE, "%s: write failed%s", path,
+                               failed ? "" : " on another rank");
+    return 0;
+}
+
+int dl_write_outputs(dl_run *r, MPI_Comm comm, const char *out_dir)
+{
+    for (size_t i = 0; i < r->p->relations.n; i++) {
+        const dl_relation *rel = DL_REL(r->p, i);
+        if (!rel->is_output)
+            continue;
+        int rc = write_relation(r, comm, rel, r->rels[i], out_dir);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int dl_finish_outputs(dl_run *r, const char *out_dir, int keep)
+{
+    int rc = 0;
+    if (r->rank != 0)
+        return 0;
+    for (size_t i = 0; i < r->p->relations.n; i++) {
+        const dl_relation *rel = DL_REL(r->p, i);
+        if (!rel->is_output)
+            continue;
+        char tmp[4096], final[4096];
+        path_of(rel, out_dir, 1, tmp, sizeof tmp);
+        path_of(rel, out_dir, 0, final, sizeof final);
+        if (!keep)
+            unlink(tmp);
+        else if (!rc && rename(tmp, final) != 0)
+            rc = ravel_error_set(MPI_ERR_FILE, "%s: cannot rename it to "
+                                 "%s", tmp, final);
+    }
+    return rc;
+}

@@ -1,0 +1,119 @@
+/* A program's life: text in (read, parse, check, stratify, plan), the plan
+ * printed for --explain, and the arena freed. */
+#include "dl_internal.h"
+
+#include <ravel/error.h>
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ravel_dl_load_text(const char *name, const char *text, size_t len,
+                       ravel_dl_program **out)
+{
+    *out = NULL;
+    ravel_dl_program *p = calloc(1, sizeof *p);
+    if (!p)
+        return ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory");
+    p->file = dl_strndup(&p->arena, name, strlen(name));
+    int rc = p->file ? 0 : ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
+    if (!rc && memchr(text, '\0', len))
+        rc = ravel_error_set(MPI_ERR_ARG, "%s: holds a NUL byte: not a "
+                             "Datalog program", name);
+    if (!rc)
+        rc = dl_parse(p, text, len);
+    if (!rc)
+        rc = dl_check(p);
+    if (!rc)
+        rc = dl_stratify(p);
+    if (!rc)
+        rc = dl_plan(p);
+    if (rc) {
+        ravel_dl_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+int ravel_dl_load(const char *path, ravel_dl_program **out)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    int rc = dl_read_file(path, "", &text, &len);
+    if (rc)
+        return rc;
+    rc = ravel_dl_load_text(path, text, len, out);
+    free(text);
+    return rc;
+}
+
+void ravel_dl_free(ravel_dl_program *p)
+{
+    if (!p)
+        return;
+    dl_arena_free(&p->arena);
+    free(p);
+}
+
+/* ---- --explain ------------------------------------------------------------------ */
+
+static void print_term(FILE *out, const ravel_dl_program *p,
+                       const dl_plan_rule *r, const dl_plan_term *t)
+{
+    (void)p;
+    (void)r;
+    if (t->side < 0)
+        fprintf(out, "#%llu", (unsigned long long)t->value);
+    else
+        fprintf(out, "%c%u", t->side ? 'R' : 'L', t->col);
+}
+
+/* Rules print as head(L0, R1) :- delta A JOIN full B WHERE ..., with Lc
+ * and Rc column c of the left (or only) and right body relation, and #v a
+ * constant's stored 64 bits. */
+void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
+{
+    static const char *const ops[] = {"=", "!=", "<", "<=", ">", ">="};
+    fprintf(out, "relations:\n");
+    for (size_t i = 0; i < p->plan_rels.n; i++) {
+        const dl_plan_rel *r = DL_PREL(p, i);
+        fprintf(out, "  %-24s arity %zu key %zu", r->name, r->arity, r->key);
+        if (r->base >= 0) {
+            fprintf(out, "  index of %s on columns", DL_PREL(p, r->base)->name);
+            for (size_t k = 0; k < r->key; k++)
+                fprintf(out, " %u", r->key_cols[k]);
+        } else if (r->declared < 0) {
+            fprintf(out, "  hidden");
+        }
+        if (r->stratum >= 0)
+            fprintf(out, "  stratum %d", r->stratum);
+        fprintf(out, "\n");
+    }
+    int stratum = -1;
+    for (size_t i = 0; i < p->plan_rules.n; i++) {
+        const dl_plan_rule *r = p->plan_rules.items[i];
+        if (r->stratum != stratum) {
+            stratum = r->stratum;
+            fprintf(out, "stratum %d:\n", stratum);
+        }
+        fprintf(out, "  %s(", DL_PREL(p, r->head)->name);
+        for (size_t j = 0; j < DL_PREL(p, r->head)->arity; j++) {
+            fprintf(out, j ? ", " : "");
+            print_term(out, p, r, &r->head_terms[j]);
+        }
+        fprintf(out, ") :- ");
+        for (int s = 0; s < r->nbody; s++)
+            fprintf(out, "%s%s %s", s ? " JOIN " : "",
+                    r->delta[s] ? "delta" : "full",
+                    DL_PREL(p, r->body[s])->name);
+        for (size_t k = 0; k < r->nfilters; k++) {
+            fprintf(out, k ? ", " : " WHERE ");
+            print_term(out, p, r, &r->filters[k].left);
+            fprintf(out, " %s ", ops[r->filters[k].op]);
+            print_term(out, p, r, &r->filters[k].right);
+        }
+        fprintf(out, "   (line %d)\n", r->pos.line);
+    }
+}

@@ -1,0 +1,124 @@
+/* Column values: how a number, an unsigned or a symbol is held in the
+ * engine's 64-bit columns (ravel/datalog.h, "Values"). */
+#include "dl_internal.h"
+
+#include <xxhash.h>
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#define SIGN_BIT (UINT64_C(1) << 63)
+
+const char *dl_type_name(dl_type t)
+{
+    switch (t) {
+    case DL_NUMBER: return "number";
+    case DL_UNSIGNED: return "unsigned";
+    case DL_SYMBOL: return "symbol";
+    }
+    return "?";
+}
+
+/* Flipping the sign bit maps INT64_MIN..INT64_MAX onto 0..UINT64_MAX in
+ * order, so the engine's unsigned comparisons compare numbers correctly. */
+uint64_t dl_encode_number(int64_t v) { return (uint64_t)v ^ SIGN_BIT; }
+
+int64_t dl_decode_number(uint64_t stored)
+{
+    uint64_t u = stored ^ SIGN_BIT;
+    /* Two's complement without implementation-defined conversion. */
+    return u <= (uint64_t)INT64_MAX ? (int64_t)u
+                                    : -(int64_t)(~u) - 1;
+}
+
+/* RAVEL_TEST_SYMBOL_BITS=b (1..63) keeps only b bits of each id, for the
+ * tests only: it makes the collisions that 64-bit ids never show in
+ * practice, so that their detection can be tested. */
+static uint64_t symbol_mask(void)
+{
+    static uint64_t mask;
+    if (!mask) {
+        const char *env = getenv("RAVEL_TEST_SYMBOL_BITS");
+        int bits = env ? atoi(env) : 64;
+        mask = bits >= 1 && bits < 64 ? (UINT64_C(1) << bits) - 1
+                                      : UINT64_MAX;
+    }
+    return mask;
+}
+
+uint64_t dl_symbol_hash(const char *s, size_t len)
+{
+    return XXH3_64bits(s, len) & symbol_mask();
+}
+
+int dl_encode_term(const char *file, const dl_term *t, dl_type type,
+                   uint64_t *out)
+{
+    if (t->kind == DL_TERM_STRING) {
+        if (type != DL_SYMBOL)
+            return dl_error_at(file, t->pos,
+                               "the string \"%.*s\" in a %s column",
+                               (int)(t->len > 40 ? 40 : t->len), t->name,
+                               dl_type_name(type));
+        *out = dl_symbol_hash(t->name, t->len);
+        return 0;
+    }
+    if (type == DL_SYMBOL)
+        return dl_error_at(file, t->pos, "a number in a symbol column");
+    if (type == DL_UNSIGNED) {
+        if (t->negative && t->magnitude != 0)
+            return dl_error_at(file, t->pos,
+                               "-%" PRIu64 " in an unsigned column",
+                               t->magnitude);
+        *out = t->magnitude;
+        return 0;
+    }
+    if (t->negative) {
+        if (t->magnitude > (uint64_t)INT64_MAX + 1)
+            return dl_error_at(file, t->pos,
+                               "-%" PRIu64 " is below the smallest number, "
+                               "-9223372036854775808", t->magnitude);
+        *out = (SIGN_BIT - t->magnitude); /* (-m) ^ SIGN_BIT */
+        return 0;
+    }
+    if (t->magnitude > (uint64_t)INT64_MAX)
+        return dl_error_at(file, t->pos,
+                           "%" PRIu64 " is above the largest number, "
+                           "9223372036854775807", t->magnitude);
+    *out = dl_encode_number((int64_t)t->magnitude);
+    return 0;
+}
+
+int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
+                         int *negative)
+{
+    size_t i = 0;
+    unsigned base = 10;
+    *negative = 0;
+    if (n > 0 && s[0] == '-')
+        *negative = 1, i = 1;
+    if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+        base = 16, i += 2;
+    else if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'b' || s[i + 1] == 'B'))
+        base = 2, i += 2;
+    if (i == n)
+        return -1;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        unsigned d = 99;
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        if (d >= base)
+            return -1;
+        if (v > (UINT64_MAX - d) / base)
+            return -2;
+        v = v * base + d;
+    }
+    *magnitude = v;
+    return 0;
+}
