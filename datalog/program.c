@@ -17,9 +17,14 @@ int ravel_dl_load_text(const char *name, const char *text, size_t len,
         return ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory");
     p->file = dl_strndup(&p->arena, name, strlen(name));
     int rc = p->file ? 0 : ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
-    if (!rc && memchr(text, '\0', len))
-        rc = ravel_error_set(MPI_ERR_ARG, "%s: holds a NUL byte: not a "
-                             "Datalog program", name);
+    const char *nul = rc ? NULL : memchr(text, '\0', len);
+    if (nul) {
+        dl_pos pos = {1, 1};
+        for (const char *c = text; c < nul; c++)
+            pos = *c == '\n' ? (dl_pos){pos.line + 1, 1}
+                             : (dl_pos){pos.line, pos.col + 1};
+        rc = dl_error_at(name, pos, "a NUL byte: not a Datalog program");
+    }
     if (!rc)
         rc = dl_parse(p, text, len);
     if (!rc)

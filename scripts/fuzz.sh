@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(mtx_reader edge_reader kcfa_parser); fi
+if ((${#targets[@]} == 0)); then targets=(mtx_reader edge_reader kcfa_parser datalog_parser); fi
 seconds=${FUZZ_SECONDS:-60}
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAVEL_WERROR=ON -DRAVEL_FUZZ=ON \
