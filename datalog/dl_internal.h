@@ -153,7 +153,12 @@ typedef struct {
     char name[64];
     size_t arity, key;
     int base;                 /* -1, or the plan relation it indexes */
-    unsigned key_cols[64];    /* for an index: base columns, key first */
+    unsigned key_cols[64];    /* for an index: its base's (declared)
+                                 columns that form its key */
+    unsigned perm[64];        /* for a declared relation: stored column i
+                                 holds declared column perm[i] (the planner
+                                 stores a relation in the order its joins
+                                 read most, so that they need no index) */
     int declared;             /* index into program relations, or -1 */
     int stratum;              /* of the rule that writes it; -1 none */
 } dl_plan_rel;
@@ -205,6 +210,10 @@ int dl_parse(ravel_dl_program *p, const char *src, size_t len);
 int dl_check(ravel_dl_program *p);
 int dl_stratify(ravel_dl_program *p);
 int dl_plan(ravel_dl_program *p);
+
+/* Where declared column `col` of plan relation `rel` (declared, hidden or
+ * index) is stored in the engine's relation. */
+unsigned dl_stored_column(const ravel_dl_program *p, int rel, unsigned col);
 
 /* A constant's 64-bit value in a column of type t (numbers flipped, see
  * ravel/datalog.h; symbols hashed).  Errors on a number out of the type's

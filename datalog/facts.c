@@ -16,6 +16,17 @@
 /* Tuples are handed to the engine in batches of this many. */
 #define BATCH_TUPLES 65536
 
+/* A tuple in declared column order, rearranged in place into the order
+ * its relation is stored in (dl_plan_rel.perm). */
+static void dl_store_tuple(const dl_run *r, int rel, uint64_t *tuple)
+{
+    const dl_plan_rel *pr = DL_PREL(r->p, rel);
+    uint64_t declared[RAVEL_MAX_ARITY];
+    memcpy(declared, tuple, pr->arity * sizeof *tuple);
+    for (size_t i = 0; i < pr->arity; i++)
+        tuple[i] = declared[pr->perm[i]];
+}
+
 static int add_symbol(dl_run *r, const char *where, dl_pos pos,
                       const char *text, size_t len, uint64_t *id)
 {
@@ -76,6 +87,7 @@ static int insert_inline_facts(dl_run *r)
             if (rc)
                 return rc;
         }
+        dl_store_tuple(r, f->rel, tuple);
         int rc = ravel_insert(r->e, r->rels[f->rel], tuple, 1);
         if (rc)
             return rc;
@@ -107,9 +119,10 @@ static int parse_field(dl_run *r, const char *path, dl_pos pos,
     return dl_encode_term(path, &term, t, out);
 }
 
-static int load_file(dl_run *r, const dl_relation *rel, ravel_rel er,
-                     const char *fact_dir)
+static int load_file(dl_run *r, int index, const char *fact_dir)
 {
+    const dl_relation *rel = DL_REL(r->p, index);
+    ravel_rel er = r->rels[index];
     char path[4096];
     const char *name = rel->input_file;
     char def[128];
@@ -164,6 +177,8 @@ static int load_file(dl_run *r, const dl_relation *rel, ravel_rel er,
                                  "%s:%d: %zu column%s, %s has %zu", path,
                                  pos.line, col, col == 1 ? "" : "s",
                                  rel->name, rel->arity);
+        if (!rc && mine)
+            dl_store_tuple(r, index, tuple);
         if (!rc && mine && ++nbatch == BATCH_TUPLES) {
             rc = ravel_insert(r->e, er, batch, nbatch);
             nbatch = 0;
@@ -180,9 +195,8 @@ int dl_load_facts(dl_run *r, const char *fact_dir)
 {
     int rc = insert_inline_facts(r);
     for (size_t i = 0; i < r->p->relations.n && !rc; i++) {
-        const dl_relation *rel = DL_REL(r->p, i);
-        if (rel->is_input)
-            rc = load_file(r, rel, r->rels[i], fact_dir);
+        if (DL_REL(r->p, i)->is_input)
+            rc = load_file(r, (int)i, fact_dir);
     }
     return rc;
 }

@@ -21,10 +21,14 @@ static int declare_relations(dl_run *r)
     for (size_t i = 0; i < p->plan_rels.n; i++) {
         const dl_plan_rel *pr = DL_PREL(p, i);
         int rc;
-        if (pr->base >= 0)
+        if (pr->base >= 0) {
+            /* The key in the base's stored columns. */
+            unsigned cols[RAVEL_MAX_ARITY];
+            for (size_t k = 0; k < pr->key; k++)
+                cols[k] = dl_stored_column(p, pr->base, pr->key_cols[k]);
             rc = ravel_relation_index(r->e, r->rels[pr->base], pr->name,
-                                      (unsigned)pr->key, pr->key_cols,
-                                      &r->rels[i]);
+                                      (unsigned)pr->key, cols, &r->rels[i]);
+        }
         else
             rc = ravel_relation_declare(r->e, pr->name, (unsigned)pr->arity,
                                         (unsigned)pr->key, &r->rels[i]);

@@ -80,24 +80,27 @@ static int append(text_buf *b, const char *s, size_t n)
     return 0;
 }
 
-static int format_relation(dl_run *r, const dl_relation *rel, ravel_rel er,
-                           text_buf *b)
+static int format_relation(dl_run *r, int index, text_buf *b)
 {
+    const dl_relation *rel = DL_REL(r->p, index);
     const uint64_t *tuples;
     size_t n;
-    int rc = ravel_relation_local(r->e, er, &tuples, &n);
+    unsigned at[RAVEL_MAX_ARITY]; /* where each declared column is stored */
+    for (size_t c = 0; c < rel->arity; c++)
+        at[c] = dl_stored_column(r->p, index, (unsigned)c);
+    int rc = ravel_relation_local(r->e, r->rels[index], &tuples, &n);
     for (size_t i = 0; i < n && !rc; i++)
         for (size_t c = 0; c < rel->arity && !rc; c++) {
             char num[24];
             size_t len;
-            const char *s = dl_format_value(r, rel->col_types[c],
-                                            tuples[i * rel->arity + c], num,
+            uint64_t v = tuples[i * rel->arity + at[c]];
+            const char *s = dl_format_value(r, rel->col_types[c], v, num,
                                             &len);
             if (!s)
                 return ravel_error_set(MPI_ERR_INTERN,
                                        "datalog: %s holds a symbol id "
                                        "%016" PRIx64 " with no text",
-                                       rel->name, tuples[i * rel->arity + c]);
+                                       rel->name, v);
             char sep = c + 1 < rel->arity ? rel->output_delimiter : '\n';
             if (!(rc = append(b, s, len)))
                 rc = append(b, &sep, 1);
@@ -105,11 +108,12 @@ static int format_relation(dl_run *r, const dl_relation *rel, ravel_rel er,
     return rc;
 }
 
-static int write_relation(dl_run *r, MPI_Comm comm, const dl_relation *rel,
-                          ravel_rel er, const char *out_dir)
+static int write_relation(dl_run *r, MPI_Comm comm, int index,
+                          const char *out_dir)
 {
+    const dl_relation *rel = DL_REL(r->p, index);
     text_buf b = {0};
-    int rc = format_relation(r, rel, er, &b);
+    int rc = format_relation(r, index, &b);
     /* Every rank must reach the collective calls below. */
     int failed = rc != 0, any;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
@@ -157,7 +161,7 @@ int dl_write_outputs(dl_run *r, MPI_Comm comm, const char *out_dir)
         const dl_relation *rel = DL_REL(r->p, i);
         if (!rel->is_output)
             continue;
-        int rc = write_relation(r, comm, rel, r->rels[i], out_dir);
+        int rc = write_relation(r, comm, (int)i, out_dir);
         if (rc)
             return rc;
     }

@@ -16,10 +16,11 @@
  * so semi-naive evaluation of the rewritten rules is that of the clause.
  *
  * Keys.  A join pairs tuples equal on all the variables its two sides
- * share.  A declared relation is stored keyed on its first column; a side
- * that needs other key columns reads a secondary index of it (the engine
- * keeps it in step), one per distinct (relation, key columns), shared by
- * every rule that needs it.  Constants in atoms, repeated variables and
+ * share.  A declared relation is stored with the key its joins read most
+ * (a first plan counts them: in TC, path keyed on its second column, as
+ * ravel-tc stores it); a side that needs other key columns reads a
+ * secondary index of it (the engine keeps it in step), one per distinct
+ * (relation, key columns), shared by every rule that needs it.  Constants in atoms, repeated variables and
  * comparisons become the engine rule's filters, each at the first step
  * where its variables are bound.  An atom sharing no variable with those
  * before it (a cartesian product) is joined on a constant: both sides are
@@ -39,6 +40,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NOMEM() ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory")
@@ -58,11 +60,12 @@ static int add_plan_rel(ravel_dl_program *p, dl_plan_rel **out)
 }
 
 /* The plan relation reading declared relation `base` keyed on its columns
- * cols[0..nkey): base itself when that is its own key, else an index. */
+ * cols[0..nkey): base itself when it is stored so, else an index. */
 static int index_of(ravel_dl_program *p, int base, size_t nkey,
                     const unsigned *cols, int *out)
 {
-    if (nkey == 1 && cols[0] == 0) {
+    const dl_plan_rel *b = DL_PREL(p, base);
+    if (b->key == nkey && !memcmp(b->perm, cols, nkey * sizeof *cols)) {
         *out = base;
         return 0;
     }
@@ -78,7 +81,7 @@ static int index_of(ravel_dl_program *p, int base, size_t nkey,
     int rc = add_plan_rel(p, &r);
     if (rc)
         return rc;
-    const dl_plan_rel *b = DL_PREL(p, base);
+    b = DL_PREL(p, base);
     r->arity = b->arity;
     r->key = nkey;
     r->base = base;
@@ -93,19 +96,28 @@ static int index_of(ravel_dl_program *p, int base, size_t nkey,
     return 0;
 }
 
-/* Where column `col` of an index's base lies in the index. */
-static unsigned column_in(const dl_plan_rel *r, unsigned col)
+unsigned dl_stored_column(const ravel_dl_program *p, int rel, unsigned col)
 {
-    if (r->base < 0)
+    const dl_plan_rel *r = DL_PREL(p, rel);
+    if (r->declared >= 0) {
+        for (unsigned i = 0; i < r->arity; i++)
+            if (r->perm[i] == col)
+                return i;
         return col;
-    unsigned before = 0;
+    }
+    if (r->base < 0)
+        return col; /* hidden: the planner's own order */
+    /* An index: its base's stored key columns first, then the rest of the
+     * base's stored columns in order. */
+    unsigned at = dl_stored_column(p, r->base, col), before = 0;
     for (size_t k = 0; k < r->key; k++) {
-        if (r->key_cols[k] == col)
+        unsigned kc = dl_stored_column(p, r->base, r->key_cols[k]);
+        if (kc == at)
             return (unsigned)k;
-        if (r->key_cols[k] < col)
+        if (kc < at)
             before++;
     }
-    return (unsigned)r->key + col - before;
+    return (unsigned)r->key + at - before;
 }
 
 /* ---- variables ------------------------------------------------------------------- */
@@ -193,11 +205,10 @@ static int bind_atom(clause_plan *cp, const dl_atom *a, int rel, int which,
     if (rc)
         return rc;
     s->rel = rel;
-    const dl_plan_rel *pr = DL_PREL(cp->p, rel);
     const dl_relation *r = DL_REL(cp->p, a->rel);
     for (size_t j = 0; j < a->arity; j++) {
         const dl_term *t = &a->args[j];
-        unsigned col = column_in(pr, (unsigned)j);
+        unsigned col = dl_stored_column(cp->p, rel, (unsigned)j);
         if (t->kind == DL_TERM_WILD)
             continue;
         if (t->kind != DL_TERM_VAR) {
@@ -306,7 +317,11 @@ static int emit(clause_plan *cp, int head, const side *sides, int nsides,
         dl_alloc(&cp->p->arena, (cp->nfilters + 1) * sizeof *filters);
     if (!terms || !filters)
         return NOMEM();
-    memcpy(terms, head_terms, h->arity * sizeof *terms);
+    /* head_terms are in declared column order; the engine wants them in
+     * stored order. */
+    for (size_t j = 0; j < h->arity; j++)
+        terms[h->declared >= 0 ? dl_stored_column(cp->p, head, (unsigned)j)
+                               : j] = head_terms[j];
     memcpy(filters, cp->filters, cp->nfilters * sizeof *filters);
     int versions[2][2] = {{1, 0}, {0, 1}}, nversions = 0, chosen[2];
     if (nsides == 1) {
@@ -651,9 +666,12 @@ static int constant_comparisons_hold(const dl_clause *c)
     return 1;
 }
 
-int dl_plan(ravel_dl_program *p)
+/* One plan of every clause, declared relations stored as `layout` says
+ * (NULL: in declared order, keyed on the first column). */
+static int plan_all(ravel_dl_program *p, const dl_plan_rel *layout)
 {
     int rc;
+    p->plan_rels.n = p->plan_rules.n = 0; /* the arena keeps the old */
     for (size_t i = 0; i < p->relations.n; i++) {
         const dl_relation *r = DL_REL(p, i);
         dl_plan_rel *pr;
@@ -661,7 +679,9 @@ int dl_plan(ravel_dl_program *p)
             return rc;
         snprintf(pr->name, sizeof pr->name, "%s", r->name);
         pr->arity = r->arity;
-        pr->key = 1;
+        pr->key = layout ? layout[i].key : 1;
+        for (unsigned c = 0; c < r->arity; c++)
+            pr->perm[c] = layout ? layout[i].perm[c] : c;
         pr->declared = (int)i;
         pr->stratum = r->stratum;
     }
@@ -676,4 +696,63 @@ int dl_plan(ravel_dl_program *p)
                 return rc;
         }
     return 0;
+}
+
+/* Stored layouts: each declared relation in the key its joins read most
+ * often in a first plan (counting rule versions; ties go to the earliest
+ * read), so that the most used read needs no index.  Copies read any
+ * layout and do not count. */
+static int choose_layouts(ravel_dl_program *p, dl_plan_rel *layout)
+{
+    size_t nrel = p->relations.n, nplan = p->plan_rels.n;
+    size_t *reads = calloc(nplan + 1, sizeof *reads);
+    if (!reads)
+        return NOMEM();
+    for (size_t i = 0; i < p->plan_rules.n; i++) {
+        const dl_plan_rule *r = p->plan_rules.items[i];
+        for (int s = 0; s < r->nbody && r->nbody == 2; s++)
+            reads[r->body[s]]++;
+    }
+    for (size_t d = 0; d < nrel; d++) {
+        const dl_plan_rel *own = DL_PREL(p, d);
+        size_t best = reads[d];
+        const unsigned *cols = own->perm;
+        size_t key = own->key;
+        for (size_t i = nrel; i < nplan; i++) {
+            const dl_plan_rel *r = DL_PREL(p, i);
+            if (r->base == (int)d && reads[i] > best) {
+                best = reads[i];
+                cols = r->key_cols;
+                key = r->key;
+            }
+        }
+        layout[d].key = key;
+        size_t n = 0;
+        for (size_t k = 0; k < key; k++)
+            layout[d].perm[n++] = cols[k];
+        for (unsigned c = 0; c < own->arity; c++) {
+            int in_key = 0;
+            for (size_t k = 0; k < key; k++)
+                in_key |= cols[k] == c;
+            if (!in_key)
+                layout[d].perm[n++] = c;
+        }
+    }
+    free(reads);
+    return 0;
+}
+
+int dl_plan(ravel_dl_program *p)
+{
+    int rc = plan_all(p, NULL);
+    if (rc || p->relations.n == 0)
+        return rc;
+    dl_plan_rel *layout = calloc(p->relations.n, sizeof *layout);
+    if (!layout)
+        return NOMEM();
+    rc = choose_layouts(p, layout);
+    if (!rc)
+        rc = plan_all(p, layout);
+    free(layout);
+    return rc;
 }

@@ -91,6 +91,15 @@ void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
                 fprintf(out, " %u", r->key_cols[k]);
         } else if (r->declared < 0) {
             fprintf(out, "  hidden");
+        } else {
+            int moved = 0;
+            for (size_t c = 0; c < r->arity; c++)
+                moved |= r->perm[c] != c;
+            if (moved) {
+                fprintf(out, "  stored as columns");
+                for (size_t c = 0; c < r->arity; c++)
+                    fprintf(out, " %u", r->perm[c]);
+            }
         }
         if (r->stratum >= 0)
             fprintf(out, "  stratum %d", r->stratum);
