@@ -210,6 +210,7 @@ static inline int tuple_buf_push(tuple_buf *b, unsigned arity,
 typedef struct {
     ravel_body body[2];
     int nbody;                    /* 1 = copy, 2 = join */
+    int negated;                  /* join: an anti-join (left, !right) */
     int head;
     int source[2];                /* relation read for each side (a replica
                                      or the relation itself), set per run */

@@ -1,5 +1,5 @@
 /* Declaring strata and rules, with every column reference checked, and the
- * hidden replica a join may need for its right side. */
+ * hidden replica a join (or anti-join) may need for its right side. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -85,9 +85,12 @@ static int replica_for(ravel_engine *e, ravel_rel left, ravel_rel right)
 }
 
 static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
-                    int nbody, const ravel_term *terms, size_t nfilters,
-                    const ravel_filter *filters)
+                    int nbody, int negated, const ravel_term *terms,
+                    size_t nfilters, const ravel_filter *filters)
 {
+    /* An anti-join's terms see its left side only: no right tuple is
+     * there when it produces. */
+    int term_sides = negated ? 1 : nbody;
     if (!valid_rel(e, head) || e->rels[head].kind != REL_DECLARED)
         return ravel_error_set(MPI_ERR_ARG, "rule head %d is not a "
                                "declared relation (indexes are read-only)",
@@ -110,11 +113,12 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     unsigned arity = e->rels[head].arity;
     int err = MPI_SUCCESS;
     for (unsigned i = 0; i < arity && err == MPI_SUCCESS; i++)
-        err = check_term(e, body, nbody, terms[i], "head term", i);
+        err = check_term(e, body, term_sides, terms[i], "head term", i);
     for (size_t i = 0; i < nfilters && err == MPI_SUCCESS; i++) {
-        err = check_term(e, body, nbody, filters[i].left, "filter", i);
+        err = check_term(e, body, term_sides, filters[i].left, "filter", i);
         if (err == MPI_SUCCESS)
-            err = check_term(e, body, nbody, filters[i].right, "filter", i);
+            err = check_term(e, body, term_sides, filters[i].right,
+                             "filter", i);
         if (err == MPI_SUCCESS && (filters[i].op < RAVEL_EQ ||
                                    filters[i].op > RAVEL_GE))
             err = ravel_error_set(MPI_ERR_ARG, "filter %zu: operator "
@@ -159,6 +163,7 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     r->nfilters = nfilters;
     r->head = head;
     r->nbody = nbody;
+    r->negated = negated;
     memcpy(r->body, body, (size_t)nbody * sizeof *body);
     s->nrules++;
     return MPI_SUCCESS;
@@ -168,7 +173,7 @@ int ravel_rule_copy(ravel_engine *e, ravel_rel head, ravel_body body,
                     const ravel_term *head_terms, size_t nfilters,
                     const ravel_filter *filters)
 {
-    return add_rule(e, head, &body, 1, head_terms, nfilters, filters);
+    return add_rule(e, head, &body, 1, 0, head_terms, nfilters, filters);
 }
 
 int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
@@ -176,7 +181,15 @@ int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
                     size_t nfilters, const ravel_filter *filters)
 {
     ravel_body body[2] = {left, right};
-    return add_rule(e, head, body, 2, head_terms, nfilters, filters);
+    return add_rule(e, head, body, 2, 0, head_terms, nfilters, filters);
+}
+
+int ravel_rule_antijoin(ravel_engine *e, ravel_rel head, ravel_body left,
+                        ravel_rel right, const ravel_term *head_terms,
+                        size_t nfilters, const ravel_filter *filters)
+{
+    ravel_body body[2] = {left, {right, RAVEL_FULL}};
+    return add_rule(e, head, body, 2, 1, head_terms, nfilters, filters);
 }
 
 void rules_bind_sources(ravel_engine *e, stratum *s)

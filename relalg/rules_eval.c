@@ -4,8 +4,9 @@
  * sorted arrays on their first k columns: both are sorted lexicographically,
  * hence on the key, and the side behind skips ahead by galloping search, so
  * a small delta against a large full costs O(|delta| log |full|), not
- * O(|full|).  Every surviving tuple or pair builds the head tuple and is
- * queued for its owners (emit_tuple). */
+ * O(|full|).  An anti-join walks its left side the same way and keeps the
+ * runs whose key the right side lacks.  Every surviving tuple or pair
+ * builds the head tuple and is queued for its owners (emit_tuple). */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -126,6 +127,35 @@ static int eval_join(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
+/* The anti-join: each run of left tuples sharing a key is produced whole
+ * when right holds no tuple with that key, and skipped otherwise; right is
+ * found by galloping from where the last run left it. */
+static int eval_antijoin(ravel_engine *e, const rule *ru)
+{
+    const relation *ra = &e->rels[ru->source[0]];
+    const relation *rb = &e->rels[ru->source[1]];
+    size_t na, nb;
+    const uint64_t *A = storage_version(ra, ru->body[0].version, &na);
+    const uint64_t *B = storage_version(rb, RAVEL_FULL, &nb);
+    unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
+    unsigned head_arity = e->rels[ru->head].arity;
+    const uint64_t *side[2] = {NULL, NULL};
+    size_t j = 0;
+    for (size_t i = 0; i < na;) {
+        size_t i2 = group_end(A, i, na, aa, k);
+        j = tuples_lower_bound(B, j, nb, ab, A + i * aa, k);
+        if (j == nb || tuples_compare(A + i * aa, B + j * ab, k) != 0)
+            for (size_t x = i; x < i2; x++) {
+                side[0] = A + x * aa;
+                int err = produce(e, ru, head_arity, side);
+                if (err != MPI_SUCCESS)
+                    return err;
+            }
+        i = i2;
+    }
+    return MPI_SUCCESS;
+}
+
 /* A rule reads full flat: a packed full here would be read in part.
  * run.c unpacks what rules read (prepare_reads); this catches a missed
  * path as an error rather than as missing tuples. */
@@ -149,7 +179,9 @@ int rules_evaluate(ravel_engine *e, const stratum *s)
         int err = check_flat(e, ru);
         if (err != MPI_SUCCESS)
             return err;
-        err = ru->nbody == 1 ? eval_copy(e, ru) : eval_join(e, ru);
+        err = ru->nbody == 1 ? eval_copy(e, ru)
+              : ru->negated  ? eval_antijoin(e, ru)
+                             : eval_join(e, ru);
         if (err != MPI_SUCCESS)
             return err;
     }

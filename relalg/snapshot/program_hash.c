@@ -50,7 +50,9 @@ uint64_t program_hash(const ravel_engine *e)
         put(h, st->nrules);
         for (size_t i = 0; i < st->nrules; i++) {
             const rule *ru = &st->rules[i];
-            put(h, (uint64_t)ru->nbody);
+            /* An anti-join adds a word (nbody + 2); other rules hash as
+             * before it existed, so their snapshots still resume. */
+            put(h, (uint64_t)ru->nbody + (ru->negated ? 2u : 0u));
             for (int b = 0; b < ru->nbody; b++) {
                 put(h, (uint64_t)ru->body[b].rel);
                 put(h, (uint64_t)ru->body[b].version);

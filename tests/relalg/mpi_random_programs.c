@@ -9,8 +9,9 @@
  * to the current sets until nothing changes.  Programs use only semi-naive
  * forms that denote the plain fixed point (copy from delta; a join as the two
  * rules delta x full and full x delta, or full x full), random filters
- * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins, and
- * several strata.
+ * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins,
+ * anti-joins (stratified: the right side's base is the head of no rule of
+ * the anti-join's stratum), and several strata.
  *
  * Each program also runs under memory limits (max_memory) so tight that most
  * runs stop somewhere (inserting, exchanging, promoting, moving): every rank
@@ -44,6 +45,7 @@ typedef struct {
 
 typedef struct {
     int head, nbody;
+    int negated;           /* an anti-join: head :- body[0], !body[1] */
     ravel_body body[2];
     ravel_term terms[MAXA];
     ravel_filter filters[2];
@@ -99,7 +101,7 @@ static ravel_term random_term(const program *p, const rule_spec *r)
 {
     if (rndn(6) == 0)
         return ravel_const(rndn(D));
-    int side = (int)rndn((unsigned)r->nbody);
+    int side = r->negated ? 0 : (int)rndn((unsigned)r->nbody);
     return ravel_col(side, rndn(p->rel[r->body[side].rel].arity));
 }
 
@@ -156,6 +158,54 @@ static void random_rule(program *p, rule_spec *out, int *nout, int max)
     }
 }
 
+/* The base of relation i (itself, or the relation it indexes). */
+static int base_of(const program *p, int i)
+{
+    return p->rel[i].index_of < 0 ? i : p->rel[i].index_of;
+}
+
+/* Perhaps one anti-join at the end of stratum s: its right side's base is
+ * the head of no rule of s (stratified negation: it does not grow while
+ * the anti-join reads it). */
+static void random_antijoin(program *p, int s)
+{
+    if (rndn(2) || p->nrules[s] >= MAXRULES)
+        return;
+    int l = (int)rndn((unsigned)p->nrel), right = -1;
+    for (int tries = 0; tries < 20 && right < 0; tries++) {
+        int c = (int)rndn((unsigned)p->nrel), grows = 0;
+        for (int k = 0; k < p->nrules[s]; k++)
+            grows |= p->rules[s][k].head == base_of(p, c);
+        if (!grows && p->rel[c].key == p->rel[l].key)
+            right = c;
+    }
+    int declared[MAXREL], nd = 0;
+    for (int i = 0; i < p->nrel; i++)
+        if (p->rel[i].index_of < 0 && i != base_of(p, right < 0 ? 0 : right))
+            declared[nd++] = i;
+    if (right < 0 || nd == 0)
+        return;
+    rule_spec r;
+    memset(&r, 0, sizeof r);
+    r.negated = 1;
+    r.nbody = 2;
+    r.head = declared[rndn((unsigned)nd)];
+    r.body[0].rel = l;
+    r.body[0].version = rndn(2) ? RAVEL_DELTA : RAVEL_FULL;
+    r.body[1].rel = right;
+    r.body[1].version = RAVEL_FULL;
+    for (unsigned i = 0; i < p->rel[r.head].arity; i++)
+        r.terms[i] = random_term(p, &r);
+    r.nfilters = rndn(2);
+    for (size_t i = 0; i < r.nfilters; i++) {
+        r.filters[i].left = random_term(p, &r);
+        r.filters[i].right = random_term(p, &r);
+        r.filters[i].op = (ravel_cmp)rndn(6);
+    }
+    /* Its head grows now: no later anti-join of s may read it. */
+    p->rules[s][p->nrules[s]++] = r;
+}
+
 static void random_program(program *p)
 {
     memset(p, 0, sizeof *p);
@@ -191,6 +241,7 @@ static void random_program(program *p)
         int want = 1 + (int)rndn(4);
         for (int i = 0; i < want && p->nrules[s] < MAXRULES - 1; i++)
             random_rule(p, p->rules[s], &p->nrules[s], MAXRULES);
+        random_antijoin(p, s);
     }
 }
 
@@ -266,6 +317,18 @@ static void oracle_run(program *p)
                 }
                 size_t nb = oracle_list(p, r->body[1].rel, B);
                 unsigned key = p->rel[r->body[0].rel].key;
+                if (r->negated) {
+                    for (size_t i = 0; i < na; i++) {
+                        int met = 0;
+                        for (size_t j = 0; j < nb && !met; j++)
+                            met = memcmp(A + i * MAXA, B + j * MAXA,
+                                         key * sizeof(uint64_t)) == 0;
+                        if (!met)
+                            changed |= oracle_apply(p, r, A + i * MAXA,
+                                                    NULL);
+                    }
+                    continue;
+                }
                 for (size_t i = 0; i < na; i++)
                     for (size_t j = 0; j < nb; j++)
                         if (memcmp(A + i * MAXA, B + j * MAXA,
@@ -446,6 +509,10 @@ static void run_engine(const program *facts, const program *expect,
             if (r.nbody == 1)
                 CHECK(ravel_rule_copy(e, r.head, r.body[0], r.terms,
                                       r.nfilters, r.filters));
+            else if (r.negated)
+                CHECK(ravel_rule_antijoin(e, r.head, r.body[0],
+                                          r.body[1].rel, r.terms,
+                                          r.nfilters, r.filters));
             else
                 CHECK(ravel_rule_join(e, r.head, r.body[0], r.body[1],
                                       r.terms, r.nfilters, r.filters));

@@ -237,6 +237,18 @@ int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
                     ravel_body right, const ravel_term *head_terms,
                     size_t nfilters, const ravel_filter *filters);
 
+/* head(terms) :- left, !right: the tuples of left whose first k columns
+ * equal those of no tuple of right (both relations have key width k), the
+ * anti-join of stratified negation.  head_terms and filters read left
+ * (side 0) or constants only.  right is read in full and must not grow in
+ * this stratum (a relation of an earlier stratum, or an index of one):
+ * the engine does not check it, and a right side still growing would make
+ * the result depend on the order of iterations.  Placement is a join's:
+ * a left tuple meets every right tuple with its key on its own rank. */
+int ravel_rule_antijoin(ravel_engine *e, ravel_rel head, ravel_body left,
+                        ravel_rel right, const ravel_term *head_terms,
+                        size_t nfilters, const ravel_filter *filters);
+
 /* ---- evaluation ---------------------------------------------------------- */
 
 /* Flushes facts, then runs every stratum declared since the previous run, in
