@@ -211,6 +211,17 @@ static int own_terms(ravel_dl_program *p, dl_clause *c)
     }
     c->head = atoms[c->natoms];
     c->atoms = atoms;
+    dl_atom *negs = dl_alloc(&p->arena, (c->nnegs + 1) * sizeof *negs);
+    if (!negs)
+        return NOMEM();
+    for (size_t i = 0; i < c->nnegs; i++) {
+        negs[i] = c->negs[i];
+        negs[i].args = dl_alloc(&p->arena, negs[i].arity * sizeof(dl_term));
+        if (!negs[i].args)
+            return NOMEM();
+        memcpy(negs[i].args, c->negs[i].args, negs[i].arity * sizeof(dl_term));
+    }
+    c->negs = negs;
     return 0;
 }
 
@@ -354,6 +365,25 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
     }
     if ((rc = check_atom_constants(p, &c->head)))
         return rc;
+    for (size_t i = 0; i < c->nnegs; i++) {
+        dl_atom *a = &c->negs[i];
+        if ((rc = resolve_atom(p, a)) || (rc = check_atom_constants(p, a)))
+            return rc;
+        const dl_relation *r = DL_REL(p, a->rel);
+        for (size_t j = 0; j < a->arity; j++) {
+            const dl_term *t = &a->args[j];
+            if (t->kind != DL_TERM_VAR)
+                continue;
+            if (!is_bound(&vars, t))
+                return dl_error_at(p->file, t->pos,
+                                   "variable '%s' in a negated atom is not "
+                                   "grounded: no positive atom of the body "
+                                   "binds it (use '_' for any value)",
+                                   t->name);
+            if ((rc = type_var(p, &vars, t, r->col_types[j], r->name, 0)))
+                return rc;
+        }
+    }
     for (size_t k = 0; k < c->ncmps; k++) {
         const dl_cmp *cmp = &c->cmps[k];
         const dl_term *sides[2] = {&cmp->left, &cmp->right};

@@ -111,12 +111,15 @@ typedef struct {
     dl_pos pos;
 } dl_cmp;
 
-/* One conjunctive clause: head :- atoms, comparisons.  A rule whose body
- * has disjunctions, or several heads, becomes several clauses. */
+/* One conjunctive clause: head :- atoms, !negs, comparisons.  A rule whose
+ * body has disjunctions (or negated groups), or several heads, becomes
+ * several clauses. */
 typedef struct {
     dl_atom head;
     dl_atom *atoms;
     size_t natoms;
+    dl_atom *negs;     /* negated atoms: !r(...) */
+    size_t nnegs;
     dl_cmp *cmps;
     size_t ncmps;
     dl_pos pos;
@@ -181,6 +184,7 @@ typedef struct {
     int stratum;
     int head;
     int nbody;
+    int negated;              /* an anti-join: head :- body[0], !body[1] */
     int body[2];
     int delta[2];             /* 1: reads the delta, 0: the full relation */
     dl_plan_term *head_terms; /* head's arity */

@@ -63,6 +63,10 @@ static int declare_rule(dl_run *r, const dl_plan_rule *pr)
     if (pr->nbody == 1)
         return ravel_rule_copy(r->e, r->rels[pr->head], body[0], terms,
                                pr->nfilters, filters);
+    if (pr->negated)
+        return ravel_rule_antijoin(r->e, r->rels[pr->head], body[0],
+                                   body[1].rel, terms, pr->nfilters,
+                                   filters);
     return ravel_rule_join(r->e, r->rels[pr->head], body[0], body[1], terms,
                            pr->nfilters, filters);
 }

@@ -25,6 +25,7 @@ typedef struct {
 
 typedef struct {
     dl_vec atoms; /* dl_atom* */
+    dl_vec negs;  /* dl_atom*, negated */
     dl_vec cmps;  /* dl_cmp* */
 } conj;
 
@@ -251,6 +252,10 @@ static int conj_product(parser *ps, dl_vec *acc, const dl_vec *lit,
                     if (dl_vec_push(&ps->p->arena, &c->atoms,
                                     from->atoms.items[k]))
                         return NOMEM();
+                for (size_t k = 0; k < from->negs.n; k++)
+                    if (dl_vec_push(&ps->p->arena, &c->negs,
+                                    from->negs.items[k]))
+                        return NOMEM();
                 for (size_t k = 0; k < from->cmps.n; k++)
                     if (dl_vec_push(&ps->p->arena, &c->cmps,
                                     from->cmps.items[k]))
@@ -260,6 +265,75 @@ static int conj_product(parser *ps, dl_vec *acc, const dl_vec *lit,
                 return NOMEM();
         }
     *acc = out;
+    return 0;
+}
+
+static int parse_literal(parser *ps, dl_vec *alts);
+
+/* One literal as a clause of its own: an atom, positive or negated, or a
+ * comparison. */
+static int single(parser *ps, dl_vec *alts, dl_atom *pos, dl_atom *neg,
+                  dl_cmp *cmp)
+{
+    conj *c = dl_alloc(&ps->p->arena, sizeof *c);
+    if (!c || dl_vec_push(&ps->p->arena, alts, c) ||
+        (pos && dl_vec_push(&ps->p->arena, &c->atoms, pos)) ||
+        (neg && dl_vec_push(&ps->p->arena, &c->negs, neg)) ||
+        (cmp && dl_vec_push(&ps->p->arena, &c->cmps, cmp)))
+        return NOMEM();
+    return 0;
+}
+
+/* '!' atom, or '!' (formula): the formula's negation by De Morgan, as
+ * Soufflé reads it.  The formula is a disjunction of clauses; its negation
+ * is the conjunction, over the clauses, of "some literal of the clause is
+ * false", which distributes back into clauses: !(a ; b, x = y) is
+ * !a, !b ; !a, x != y.  (Variables inside must be bound outside, as for
+ * any negated atom, so no quantifier is lost.) */
+static int parse_negation(parser *ps, dl_vec *alts)
+{
+    static const dl_cmp_op opposite[] = {DL_NE, DL_EQ, DL_GE,
+                                         DL_GT, DL_LE, DL_LT};
+    dl_pos pos = ps->tok.pos;
+    int rc = shift(ps);
+    if (rc)
+        return rc;
+    memset(alts, 0, sizeof *alts);
+    if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "(")) {
+        dl_atom *a = dl_alloc(&ps->p->arena, sizeof *a);
+        if (!a)
+            return NOMEM();
+        if ((rc = parse_atom(ps, a)))
+            return rc;
+        return single(ps, alts, NULL, a, NULL);
+    }
+    if (!is_punct(&ps->tok, "("))
+        return unexpected(ps, "an atom or '(' after '!'");
+    dl_vec inner;
+    if ((rc = parse_literal(ps, &inner)))
+        return rc;
+    /* Start from one empty clause (true), and AND in each inner clause's
+     * "one of its literals is false". */
+    if ((rc = single(ps, alts, NULL, NULL, NULL)))
+        return rc;
+    for (size_t i = 0; i < inner.n; i++) {
+        const conj *c = inner.items[i];
+        dl_vec some_false = {0};
+        for (size_t k = 0; k < c->atoms.n && !rc; k++)
+            rc = single(ps, &some_false, NULL, c->atoms.items[k], NULL);
+        for (size_t k = 0; k < c->negs.n && !rc; k++)
+            rc = single(ps, &some_false, c->negs.items[k], NULL, NULL);
+        for (size_t k = 0; k < c->cmps.n && !rc; k++) {
+            dl_cmp *flip = dl_alloc(&ps->p->arena, sizeof *flip);
+            if (!flip)
+                return NOMEM();
+            *flip = *(dl_cmp *)c->cmps.items[k];
+            flip->op = opposite[flip->op];
+            rc = single(ps, &some_false, NULL, NULL, flip);
+        }
+        if (rc || (rc = conj_product(ps, alts, &some_false, pos)))
+            return rc;
+    }
     return 0;
 }
 
@@ -280,8 +354,7 @@ static int parse_literal(parser *ps, dl_vec *alts)
         return expect(ps, ")");
     }
     if (is_punct(&ps->tok, "!"))
-        return dl_error_at(FILE_OF(ps), ps->tok.pos,
-                           "negation ('!') is not supported yet");
+        return parse_negation(ps, alts);
     conj *c = dl_alloc(&ps->p->arena, sizeof *c);
     if (!c || dl_vec_push(&ps->p->arena, alts, c))
         return NOMEM();
@@ -417,9 +490,12 @@ static int parse_clause(parser *ps)
             cl->head = *(dl_atom *)heads.items[h];
             cl->pos = pos;
             cl->natoms = c->atoms.n;
+            cl->nnegs = c->negs.n;
             cl->ncmps = c->cmps.n;
             if ((rc = vec_to_array(ps, &c->atoms, sizeof(dl_atom),
                                    (void **)&cl->atoms)) ||
+                (rc = vec_to_array(ps, &c->negs, sizeof(dl_atom),
+                                   (void **)&cl->negs)) ||
                 (rc = vec_to_array(ps, &c->cmps, sizeof(dl_cmp),
                                    (void **)&cl->cmps)) ||
                 (rc = dl_vec_push(&ps->p->arena, &ps->p->clauses, cl)))

@@ -308,8 +308,12 @@ static int in_stratum(const clause_plan *cp, int rel)
     return DL_PREL(cp->p, rel)->stratum == cp->stratum;
 }
 
-static int emit(clause_plan *cp, int head, const side *sides, int nsides,
-                const dl_plan_term *head_terms)
+/* Emits head :- sides (a copy of one side, or a join of two), or, when
+ * anti_right >= 0, head :- sides[0], !anti_right: one rule per semi-naive
+ * version. */
+static int emit_rule(clause_plan *cp, int head, const side *sides,
+                     int nsides, int anti_right,
+                     const dl_plan_term *head_terms)
 {
     const dl_plan_rel *h = DL_PREL(cp->p, head);
     dl_plan_term *terms = dl_alloc(&cp->p->arena, h->arity * sizeof *terms);
@@ -325,7 +329,7 @@ static int emit(clause_plan *cp, int head, const side *sides, int nsides,
     memcpy(filters, cp->filters, cp->nfilters * sizeof *filters);
     int versions[2][2] = {{1, 0}, {0, 1}}, nversions = 0, chosen[2];
     if (nsides == 1) {
-        chosen[nversions++] = 0; /* copy: always the delta */
+        chosen[nversions++] = 0; /* copy or anti-join: the delta */
     } else {
         for (int s = 0; s < 2; s++)
             if (in_stratum(cp, sides[s].rel))
@@ -344,6 +348,13 @@ static int emit(clause_plan *cp, int head, const side *sides, int nsides,
             r->body[s] = sides[s].rel;
             r->delta[s] = nsides == 1 ? 1 : versions[chosen[v]][s];
         }
+        if (anti_right >= 0) {
+            /* The negated side is complete (a lower stratum): read whole. */
+            r->negated = 1;
+            r->nbody = 2;
+            r->body[1] = anti_right;
+            r->delta[1] = 0;
+        }
         r->head_terms = terms;
         r->filters = filters;
         r->nfilters = cp->nfilters;
@@ -351,6 +362,12 @@ static int emit(clause_plan *cp, int head, const side *sides, int nsides,
     }
     cp->nfilters = 0;
     return 0;
+}
+
+static int emit(clause_plan *cp, int head, const side *sides, int nsides,
+                const dl_plan_term *head_terms)
+{
+    return emit_rule(cp, head, sides, nsides, -1, head_terms);
 }
 
 static int head_terms_of(clause_plan *cp, const side *sides, int nsides,
@@ -511,6 +528,103 @@ static int cross_side(clause_plan *cp, const dl_atom *a, dl_plan_term *terms,
     return fill_hidden(cp, out, 1, &s, 1, terms);
 }
 
+/* Is `name` read by the head or by negated atoms from index `from` on? */
+static int needed_after_negation(const dl_clause *c, size_t from,
+                                 const char *name)
+{
+    for (size_t j = 0; j < c->head.arity; j++)
+        if (c->head.args[j].kind == DL_TERM_VAR &&
+            !strcmp(c->head.args[j].name, name))
+            return 1;
+    for (size_t i = from; i < c->nnegs; i++)
+        for (size_t j = 0; j < c->negs[i].arity; j++)
+            if (c->negs[i].args[j].kind == DL_TERM_VAR &&
+                !strcmp(c->negs[i].args[j].name, name))
+                return 1;
+    return 0;
+}
+
+/* The clause's end, once its positive atoms are joined into sides: each
+ * negated atom in turn is an anti-join of a hidden relation keyed on the
+ * atom's bound columns (its variables' values and its constants; '_'
+ * columns are left out of the key) with an index of the negated relation
+ * keyed the same way, so a tuple meets the facts that would refute it on
+ * its own rank; then the head. */
+static int finish(clause_plan *cp, side *sides, int nsides,
+                  dl_plan_term *terms)
+{
+    ravel_dl_program *p = cp->p;
+    const dl_clause *c = cp->c;
+    side cur[2] = {sides[0], nsides > 1 ? sides[1] : sides[0]};
+    int ncur = nsides, anti = -1;
+    for (size_t i = 0; i < c->nnegs; i++) {
+        const dl_atom *n = &c->negs[i];
+        const dl_relation *nr = DL_REL(p, n->rel);
+        unsigned cols[RAVEL_MAX_ARITY];
+        size_t nkey = 0;
+        for (size_t j = 0; j < n->arity; j++)
+            if (n->args[j].kind != DL_TERM_WILD)
+                cols[nkey++] = (unsigned)j;
+        if (nkey == 0)
+            return dl_error_at(p->file, n->pos,
+                               "'!%s' with only '_' arguments is not "
+                               "supported yet", n->rel_name);
+        int right, rc = index_of(p, n->rel, nkey, cols, &right);
+        if (rc)
+            return rc;
+        /* The hidden relation: the key values, then the variables still
+         * needed (a key variable is bound to its key column). */
+        side t;
+        dl_plan_rel *tr;
+        if ((rc = side_alloc(cp, &t)) || (rc = add_plan_rel(p, &tr)))
+            return rc;
+        size_t at = 0;
+        for (size_t k = 0; k < nkey; k++) {
+            const dl_term *arg = &n->args[cols[k]];
+            if ((rc = term_value(cp, cur, ncur, arg, nr->col_types[cols[k]],
+                                 &terms[at])))
+                return rc;
+            if (arg->kind == DL_TERM_VAR &&
+                var_index(&t.vars, arg->name) < 0) {
+                t.vars.names[t.vars.n] = arg->name;
+                t.cols[t.vars.n++] = (unsigned)at;
+            }
+            at++;
+        }
+        for (int s = 0; s < ncur; s++)
+            for (size_t v = 0; v < cur[s].vars.n; v++) {
+                const char *name = cur[s].vars.names[v];
+                if (var_index(&t.vars, name) >= 0 ||
+                    !needed_after_negation(c, i + 1, name))
+                    continue;
+                dl_term var = {.kind = DL_TERM_VAR, .name = name};
+                if ((rc = term_value(cp, cur, ncur, &var, DL_NUMBER,
+                                     &terms[at])))
+                    return rc;
+                t.vars.names[t.vars.n] = name;
+                t.cols[t.vars.n++] = (unsigned)at++;
+            }
+        if (at > RAVEL_MAX_ARITY)
+            return dl_error_at(p->file, c->pos,
+                               "the rule needs %zu columns at once, more "
+                               "than %d", at, RAVEL_MAX_ARITY);
+        tr->arity = at;
+        tr->key = nkey;
+        tr->stratum = cp->stratum;
+        snprintf(tr->name, sizeof tr->name, "@n%zu.%s", p->plan_rels.n - 1,
+                 DL_REL(p, c->head.rel)->name);
+        t.rel = (int)p->plan_rels.n - 1;
+        if ((rc = emit_rule(cp, t.rel, cur, anti >= 0 ? 1 : ncur, anti,
+                            terms)))
+            return rc;
+        cur[0] = t;
+        ncur = 1;
+        anti = right;
+    }
+    int rc = head_terms_of(cp, cur, ncur, terms);
+    return rc ? rc : emit_rule(cp, c->head.rel, cur, ncur, anti, terms);
+}
+
 static int plan_clause(ravel_dl_program *p, const dl_clause *c)
 {
     clause_plan cp = {.p = p, .c = c,
@@ -547,10 +661,9 @@ static int plan_clause(ravel_dl_program *p, const dl_clause *c)
     if (c->natoms == 1) {
         side s;
         if ((rc = bind_atom(&cp, a0, a0->rel, 0, &s)) ||
-            (rc = apply_comparisons(&cp, &s, 1)) ||
-            (rc = head_terms_of(&cp, &s, 1, terms)))
+            (rc = apply_comparisons(&cp, &s, 1)))
             return rc;
-        return emit(&cp, c->head.rel, &s, 1, terms);
+        return finish(&cp, &s, 1, terms);
     }
 
     /* The left side: a0 first (left_is_atom), then each step's hidden
@@ -600,11 +713,8 @@ static int plan_clause(ravel_dl_program *p, const dl_clause *c)
         }
         done[next] = 1;
         atom_vars(a, &bound, cp.maxvars);
-        if (step + 1 == c->natoms) {
-            if ((rc = head_terms_of(&cp, sides, 2, terms)))
-                return rc;
-            return emit(&cp, c->head.rel, sides, 2, terms);
-        }
+        if (step + 1 == c->natoms)
+            return finish(&cp, sides, 2, terms);
         /* The hidden relation: the next join's key first, then what is
          * still needed. */
         int after = pick_next(&cp, done, &bound);

@@ -119,7 +119,8 @@ void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
         }
         fprintf(out, ") :- ");
         for (int s = 0; s < r->nbody; s++)
-            fprintf(out, "%s%s %s", s ? " JOIN " : "",
+            fprintf(out, "%s%s %s", s ? (r->negated ? " AND NOT " : " JOIN ")
+                                      : "",
                     r->delta[s] ? "delta" : "full",
                     DL_PREL(p, r->body[s])->name);
         for (size_t k = 0; k < r->nfilters; k++) {

@@ -4,13 +4,16 @@
  * algorithm over the edges head -> body emits a component only after every
  * component it reaches).  Each component that some clause derives is one
  * stratum; relations no clause derives hold facts only and belong to none.
- * With no negation or aggregate yet, any order consistent with the
- * dependencies gives the same result; this one keeps recursion local. */
+ * A negated relation must lie in a lower component than the head that
+ * negates it (else the program is not stratifiable, and the error names
+ * the cycle).  Any order consistent with the dependencies gives the same
+ * result; this one keeps recursion local. */
 #include "dl_internal.h"
 
 #include <ravel/error.h>
 
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -48,6 +51,25 @@ static void visit(tarjan *t, int v)
     }
 }
 
+/* "r is negated inside its own recursion: a -> b -> a", naming the
+ * relations of the component. */
+static int negation_cycle(ravel_dl_program *p, const tarjan *t,
+                          const dl_clause *c, const dl_atom *neg)
+{
+    char cycle[512];
+    size_t len = 0;
+    int comp = t->component[c->head.rel];
+    cycle[0] = '\0';
+    for (size_t v = 0; v < t->n && len + 70 < sizeof cycle; v++)
+        if (t->component[v] == comp)
+            len += (size_t)snprintf(cycle + len, sizeof cycle - len, "%s%s",
+                                    len ? ", " : "", DL_REL(p, v)->name);
+    return dl_error_at(p->file, neg->pos,
+                       "'%s' is negated in the recursion that derives it "
+                       "(the relations %s depend on each other): the "
+                       "program is not stratifiable", neg->rel_name, cycle);
+}
+
 int dl_stratify(ravel_dl_program *p)
 {
     size_t n = p->relations.n;
@@ -69,6 +91,8 @@ int dl_stratify(ravel_dl_program *p)
         const dl_clause *c = p->clauses.items[i];
         for (size_t a = 0; a < c->natoms; a++)
             t.dep[(size_t)c->head.rel * n + (size_t)c->atoms[a].rel] = 1;
+        for (size_t a = 0; a < c->nnegs; a++)
+            t.dep[(size_t)c->head.rel * n + (size_t)c->negs[a].rel] = 1;
     }
     for (size_t v = 0; v < n; v++)
         t.index[v] = -1;
@@ -90,6 +114,14 @@ int dl_stratify(ravel_dl_program *p)
             stratum_of[c] = p->nstrata++;
     for (size_t v = 0; v < n; v++)
         DL_REL(p, v)->stratum = stratum_of[t.component[v]];
+    /* A negated relation must be complete before it is read: in a lower
+     * stratum, never in the head's own recursion. */
+    for (size_t i = 0; i < p->clauses.n && !rc; i++) {
+        const dl_clause *c = p->clauses.items[i];
+        for (size_t a = 0; a < c->nnegs && !rc; a++)
+            if (t.component[c->negs[a].rel] == t.component[c->head.rel])
+                rc = negation_cycle(p, &t, c, &c->negs[a]);
+    }
 
 fn_exit:
     free(t.dep);

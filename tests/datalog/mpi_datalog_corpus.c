@@ -24,7 +24,7 @@
 static const char *const evaluated[] = {
     "join",    "multiway",    "constants",    "comparisons",
     "symbols", "inline_facts", "input_params", "unsigned",
-    "printsize", "disjunction", "cartesian"};
+    "printsize", "disjunction", "cartesian", "negation"};
 
 static int rank;
 
