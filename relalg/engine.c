@@ -176,6 +176,7 @@ void ravel_engine_free(ravel_engine *e)
         for (size_t i = 0; i < e->strata[s].nrules; i++) {
             free(e->strata[s].rules[i].terms);
             free(e->strata[s].rules[i].filters);
+            free(e->strata[s].rules[i].exprs);
         }
         free(e->strata[s].rules);
     }

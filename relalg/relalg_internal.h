@@ -217,6 +217,8 @@ typedef struct {
     ravel_term *terms;            /* head arity */
     ravel_filter *filters;
     size_t nfilters;
+    ravel_expr *exprs;            /* computed values, in order */
+    size_t nexprs;
     int replica;                  /* join: replica of the right side, -1 */
 } rule;
 

@@ -27,11 +27,19 @@ static int valid_rel(const ravel_engine *e, ravel_rel r)
     return r >= 0 && (size_t)r < e->nrels && e->rels[r].kind != REL_REPLICA;
 }
 
+/* t is a constant, a column of one of nbody body atoms, or one of the
+ * first nexprs expressions. */
 static int check_term(const ravel_engine *e, const ravel_body *body, int nbody,
-                      ravel_term t, const char *what, size_t i)
+                      size_t nexprs, ravel_term t, const char *what, size_t i)
 {
     if (t.side == RAVEL_SIDE_CONSTANT)
         return MPI_SUCCESS;
+    if (t.side == RAVEL_SIDE_EXPR)
+        return t.column < nexprs
+                   ? MPI_SUCCESS
+                   : ravel_error_set(MPI_ERR_ARG, "%s %zu: expression %u "
+                                     "(%zu defined before it)", what, i,
+                                     t.column, nexprs);
     if (t.side < 0 || t.side >= nbody)
         return ravel_error_set(MPI_ERR_ARG, "%s %zu: side %d (this rule "
                                "has %d body atoms)", what,
@@ -86,7 +94,8 @@ static int replica_for(ravel_engine *e, ravel_rel left, ravel_rel right)
 
 static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
                     int nbody, int negated, const ravel_term *terms,
-                    size_t nfilters, const ravel_filter *filters)
+                    size_t nfilters, const ravel_filter *filters,
+                    size_t nexprs, const ravel_expr *exprs)
 {
     /* An anti-join's terms see its left side only: no right tuple is
      * there when it produces. */
@@ -112,12 +121,29 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
                                e->rels[body[1].rel].key);
     unsigned arity = e->rels[head].arity;
     int err = MPI_SUCCESS;
-    for (unsigned i = 0; i < arity && err == MPI_SUCCESS; i++)
-        err = check_term(e, body, term_sides, terms[i], "head term", i);
-    for (size_t i = 0; i < nfilters && err == MPI_SUCCESS; i++) {
-        err = check_term(e, body, term_sides, filters[i].left, "filter", i);
+    if (nexprs > RAVEL_MAX_EXPRS)
+        err = ravel_error_set(MPI_ERR_ARG, "rule for %s: %zu expressions, "
+                              "more than %d", e->rels[head].name, nexprs,
+                              RAVEL_MAX_EXPRS);
+    for (size_t i = 0; i < nexprs && err == MPI_SUCCESS; i++) {
+        err = check_term(e, body, term_sides, i, exprs[i].left,
+                         "expression", i);
         if (err == MPI_SUCCESS)
-            err = check_term(e, body, term_sides, filters[i].right,
+            err = check_term(e, body, term_sides, i, exprs[i].right,
+                             "expression", i);
+        if (err == MPI_SUCCESS && (exprs[i].op < RAVEL_ADD ||
+                                   exprs[i].op > RAVEL_XOR))
+            err = ravel_error_set(MPI_ERR_ARG, "expression %zu: operator "
+                                  "%d", i, (int)exprs[i].op);
+    }
+    for (unsigned i = 0; i < arity && err == MPI_SUCCESS; i++)
+        err = check_term(e, body, term_sides, nexprs, terms[i], "head term",
+                         i);
+    for (size_t i = 0; i < nfilters && err == MPI_SUCCESS; i++) {
+        err = check_term(e, body, term_sides, nexprs, filters[i].left,
+                         "filter", i);
+        if (err == MPI_SUCCESS)
+            err = check_term(e, body, term_sides, nexprs, filters[i].right,
                              "filter", i);
         if (err == MPI_SUCCESS && (filters[i].op < RAVEL_EQ ||
                                    filters[i].op > RAVEL_GE))
@@ -142,15 +168,17 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     memset(r, 0, sizeof *r);
     r->terms = malloc(arity * sizeof *r->terms);
     r->filters = malloc((nfilters ? nfilters : 1) * sizeof *r->filters);
+    r->exprs = malloc((nexprs ? nexprs : 1) * sizeof *r->exprs);
     r->replica = -1;
     if (nbody == 2 && (r->replica = replica_for(e, body[0].rel,
                                                 body[1].rel)) < 0)
         err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory for the "
                               "join replica of a rule for %s",
                               e->rels[head].name);
-    if (!r->terms || !r->filters || err != MPI_SUCCESS) {
+    if (!r->terms || !r->filters || !r->exprs || err != MPI_SUCCESS) {
         free(r->terms);
         free(r->filters);
+        free(r->exprs);
         return err != MPI_SUCCESS ? err
                                   : ravel_error_set(MPI_ERR_NO_MEM,
                                                     "out of memory for the "
@@ -161,6 +189,9 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     if (nfilters)
         memcpy(r->filters, filters, nfilters * sizeof *filters);
     r->nfilters = nfilters;
+    if (nexprs)
+        memcpy(r->exprs, exprs, nexprs * sizeof *exprs);
+    r->nexprs = nexprs;
     r->head = head;
     r->nbody = nbody;
     r->negated = negated;
@@ -169,27 +200,57 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
     return MPI_SUCCESS;
 }
 
+int ravel_rule_copy_ex(ravel_engine *e, ravel_rel head, ravel_body body,
+                       const ravel_term *head_terms, size_t nfilters,
+                       const ravel_filter *filters, size_t nexprs,
+                       const ravel_expr *exprs)
+{
+    return add_rule(e, head, &body, 1, 0, head_terms, nfilters, filters,
+                    nexprs, exprs);
+}
+
+int ravel_rule_join_ex(ravel_engine *e, ravel_rel head, ravel_body left,
+                       ravel_body right, const ravel_term *head_terms,
+                       size_t nfilters, const ravel_filter *filters,
+                       size_t nexprs, const ravel_expr *exprs)
+{
+    ravel_body body[2] = {left, right};
+    return add_rule(e, head, body, 2, 0, head_terms, nfilters, filters,
+                    nexprs, exprs);
+}
+
+int ravel_rule_antijoin_ex(ravel_engine *e, ravel_rel head, ravel_body left,
+                           ravel_rel right, const ravel_term *head_terms,
+                           size_t nfilters, const ravel_filter *filters,
+                           size_t nexprs, const ravel_expr *exprs)
+{
+    ravel_body body[2] = {left, {right, RAVEL_FULL}};
+    return add_rule(e, head, body, 2, 1, head_terms, nfilters, filters,
+                    nexprs, exprs);
+}
+
 int ravel_rule_copy(ravel_engine *e, ravel_rel head, ravel_body body,
                     const ravel_term *head_terms, size_t nfilters,
                     const ravel_filter *filters)
 {
-    return add_rule(e, head, &body, 1, 0, head_terms, nfilters, filters);
+    return ravel_rule_copy_ex(e, head, body, head_terms, nfilters, filters,
+                              0, NULL);
 }
 
 int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
                     ravel_body right, const ravel_term *head_terms,
                     size_t nfilters, const ravel_filter *filters)
 {
-    ravel_body body[2] = {left, right};
-    return add_rule(e, head, body, 2, 0, head_terms, nfilters, filters);
+    return ravel_rule_join_ex(e, head, left, right, head_terms, nfilters,
+                              filters, 0, NULL);
 }
 
 int ravel_rule_antijoin(ravel_engine *e, ravel_rel head, ravel_body left,
                         ravel_rel right, const ravel_term *head_terms,
                         size_t nfilters, const ravel_filter *filters)
 {
-    ravel_body body[2] = {left, {right, RAVEL_FULL}};
-    return add_rule(e, head, body, 2, 1, head_terms, nfilters, filters);
+    return ravel_rule_antijoin_ex(e, head, left, right, head_terms, nfilters,
+                                  filters, 0, NULL);
 }
 
 void rules_bind_sources(ravel_engine *e, stratum *s)

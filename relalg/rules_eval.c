@@ -11,17 +11,58 @@
 
 #include "ravel/error.h"
 
+/* A term's value: a column of side 0 or 1, a constant, or an expression
+ * already computed into vals. */
 static inline uint64_t term_value(const ravel_term *t,
-                                  const uint64_t *const side[2])
+                                  const uint64_t *const side[2],
+                                  const uint64_t *vals)
 {
-    return t->side == RAVEL_SIDE_CONSTANT ? t->value : side[t->side][t->column];
+    return t->side == RAVEL_SIDE_CONSTANT ? t->value
+           : t->side == RAVEL_SIDE_EXPR   ? vals[t->column]
+                                          : side[t->side][t->column];
 }
 
-static int filters_pass(const rule *ru, const uint64_t *const side[2])
+/* exprs[0..n) in order into vals; MPI_ERR_OTHER on a division by zero. */
+static int compute(const ravel_engine *e, const rule *ru,
+                   const uint64_t *const side[2], uint64_t *vals)
+{
+    for (size_t i = 0; i < ru->nexprs; i++) {
+        const ravel_expr *x = &ru->exprs[i];
+        uint64_t a = term_value(&x->left, side, vals);
+        uint64_t b = term_value(&x->right, side, vals);
+        /* Two's complement without implementation-defined conversions. */
+        int64_t sa = a <= (uint64_t)INT64_MAX ? (int64_t)a
+                                              : -(int64_t)(~a) - 1;
+        int64_t sb = b <= (uint64_t)INT64_MAX ? (int64_t)b
+                                              : -(int64_t)(~b) - 1;
+        if (b == 0 && x->op >= RAVEL_SDIV && x->op <= RAVEL_UREM)
+            return ravel_error_set(MPI_ERR_OTHER, "a division by zero in a "
+                                   "rule for %s", e->rels[ru->head].name);
+        switch (x->op) {
+        case RAVEL_ADD: vals[i] = a + b; break;
+        case RAVEL_SUB: vals[i] = a - b; break;
+        case RAVEL_MUL: vals[i] = a * b; break;
+        case RAVEL_SDIV:
+            vals[i] = sa == INT64_MIN && sb == -1 ? a : (uint64_t)(sa / sb);
+            break;
+        case RAVEL_SREM:
+            vals[i] = sb == -1 ? 0 : (uint64_t)(sa % sb);
+            break;
+        case RAVEL_UDIV: vals[i] = a / b; break;
+        case RAVEL_UREM: vals[i] = a % b; break;
+        default: vals[i] = a ^ b; break;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static int filters_pass(const rule *ru, const uint64_t *const side[2],
+                        const uint64_t *vals)
 {
     for (size_t i = 0; i < ru->nfilters; i++) {
         const ravel_filter *f = &ru->filters[i];
-        uint64_t a = term_value(&f->left, side), b = term_value(&f->right, side);
+        uint64_t a = term_value(&f->left, side, vals);
+        uint64_t b = term_value(&f->right, side, vals);
         int ok;
         switch (f->op) {
         case RAVEL_EQ: ok = a == b; break;
@@ -40,11 +81,17 @@ static int filters_pass(const rule *ru, const uint64_t *const side[2])
 static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
                    const uint64_t *const side[2])
 {
-    if (ru->nfilters && !filters_pass(ru, side))
+    uint64_t vals[RAVEL_MAX_EXPRS];
+    if (ru->nexprs) {
+        int err = compute(e, ru, side, vals);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    if (ru->nfilters && !filters_pass(ru, side, vals))
         return MPI_SUCCESS;
     uint64_t out[RAVEL_MAX_ARITY];
     for (unsigned h = 0; h < head_arity; h++)
-        out[h] = term_value(&ru->terms[h], side);
+        out[h] = term_value(&ru->terms[h], side, vals);
     return emit_tuple(e, ru->head, out);
 }
 

@@ -60,6 +60,13 @@ uint64_t program_hash(const ravel_engine *e)
             put(h, (uint64_t)ru->head);
             for (unsigned c = 0; c < e->rels[ru->head].arity; c++)
                 put_term(h, ru->terms[c]);
+            /* Expressions, when a rule has any (others hash as before
+             * expressions existed). */
+            for (size_t x = 0; x < ru->nexprs; x++) {
+                put(h, 0xE0 + (uint64_t)ru->exprs[x].op);
+                put_term(h, ru->exprs[x].left);
+                put_term(h, ru->exprs[x].right);
+            }
             put(h, ru->nfilters);
             for (size_t f = 0; f < ru->nfilters; f++) {
                 put_term(h, ru->filters[f].left);

@@ -11,7 +11,8 @@
  * rules delta x full and full x delta, or full x full), random filters
  * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins,
  * anti-joins (stratified: the right side's base is the head of no rule of
- * the anti-join's stratum), and several strata.
+ * the anti-join's stratum), computed head terms ((a op b) % 5), and
+ * several strata.
  *
  * Each program also runs under memory limits (max_memory) so tight that most
  * runs stop somewhere (inserting, exchanging, promoting, moving): every rank
@@ -50,6 +51,8 @@ typedef struct {
     ravel_term terms[MAXA];
     ravel_filter filters[2];
     size_t nfilters;
+    ravel_expr exprs[2];   /* (a op b) % D, a computed head term */
+    size_t nexprs;
 } rule_spec;
 
 typedef struct {
@@ -105,6 +108,25 @@ static ravel_term random_term(const program *p, const rule_spec *r)
     return ravel_col(side, rndn(p->rel[r->body[side].rel].arity));
 }
 
+/* Perhaps one head term computed: (a op b) % D, so that it stays in the
+ * oracle's domain; a divisor is a nonzero constant. */
+static void random_expr(const program *p, rule_spec *r)
+{
+    if (rndn(3))
+        return;
+    ravel_op op = (ravel_op)rndn(RAVEL_XOR + 1);
+    r->exprs[0].op = op;
+    r->exprs[0].left = random_term(p, r);
+    r->exprs[0].right = op >= RAVEL_SDIV && op <= RAVEL_UREM
+                            ? ravel_const(1 + rndn(D - 1))
+                            : random_term(p, r);
+    r->exprs[1].op = RAVEL_UREM;
+    r->exprs[1].left = ravel_expr_ref(0);
+    r->exprs[1].right = ravel_const(D);
+    r->nexprs = 2;
+    r->terms[rndn(p->rel[r->head].arity)] = ravel_expr_ref(1);
+}
+
 static void random_rule(program *p, rule_spec *out, int *nout, int max)
 {
     rule_spec r;
@@ -135,6 +157,7 @@ static void random_rule(program *p, rule_spec *out, int *nout, int max)
     }
     for (unsigned i = 0; i < p->rel[r.head].arity; i++)
         r.terms[i] = random_term(p, &r);
+    random_expr(p, &r);
     r.nfilters = rndn(3);
     for (size_t i = 0; i < r.nfilters; i++) {
         r.filters[i].left = random_term(p, &r);
@@ -196,6 +219,7 @@ static void random_antijoin(program *p, int s)
     r.body[1].version = RAVEL_FULL;
     for (unsigned i = 0; i < p->rel[r.head].arity; i++)
         r.terms[i] = random_term(p, &r);
+    random_expr(p, &r);
     r.nfilters = rndn(2);
     for (size_t i = 0; i < r.nfilters; i++) {
         r.filters[i].left = random_term(p, &r);
@@ -265,19 +289,44 @@ static size_t oracle_list(const program *p, int i, uint64_t *out)
     return n;
 }
 
-static uint64_t oracle_value(ravel_term t, const uint64_t *a, const uint64_t *b)
+static uint64_t oracle_value(ravel_term t, const uint64_t *a,
+                             const uint64_t *b, const uint64_t *vals)
 {
     if (t.side == RAVEL_SIDE_CONSTANT)
         return t.value;
+    if (t.side == RAVEL_SIDE_EXPR)
+        return vals[t.column];
     return t.side == 0 ? a[t.column] : b[t.column];
+}
+
+/* The rule's expressions, by the header's definitions; the test's
+ * divisors are nonzero and its values small and unsigned, so signed and
+ * unsigned division agree here. */
+static void oracle_exprs(const rule_spec *r, const uint64_t *a,
+                         const uint64_t *b, uint64_t *vals)
+{
+    for (size_t i = 0; i < r->nexprs; i++) {
+        uint64_t x = oracle_value(r->exprs[i].left, a, b, vals);
+        uint64_t y = oracle_value(r->exprs[i].right, a, b, vals);
+        switch (r->exprs[i].op) {
+        case RAVEL_ADD: vals[i] = x + y; break;
+        case RAVEL_SUB: vals[i] = x - y; break;
+        case RAVEL_MUL: vals[i] = x * y; break;
+        case RAVEL_SDIV: case RAVEL_UDIV: vals[i] = x / y; break;
+        case RAVEL_SREM: case RAVEL_UREM: vals[i] = x % y; break;
+        case RAVEL_XOR: vals[i] = x ^ y; break;
+        }
+    }
 }
 
 static int oracle_apply(program *p, const rule_spec *r, const uint64_t *a,
                         const uint64_t *b)
 {
+    uint64_t vals[2];
+    oracle_exprs(r, a, b, vals);
     for (size_t f = 0; f < r->nfilters; f++) {
-        uint64_t x = oracle_value(r->filters[f].left, a, b);
-        uint64_t y = oracle_value(r->filters[f].right, a, b);
+        uint64_t x = oracle_value(r->filters[f].left, a, b, vals);
+        uint64_t y = oracle_value(r->filters[f].right, a, b, vals);
         int ok = 0;
         switch (r->filters[f].op) {
         case RAVEL_EQ: ok = x == y; break;
@@ -292,7 +341,7 @@ static int oracle_apply(program *p, const rule_spec *r, const uint64_t *a,
     }
     uint64_t h[MAXA];
     for (unsigned i = 0; i < p->rel[r->head].arity; i++)
-        h[i] = oracle_value(r->terms[i], a, b);
+        h[i] = oracle_value(r->terms[i], a, b, vals);
     unsigned c = encode(h, p->rel[r->head].arity);
     if (p->set[r->head][c])
         return 0;
@@ -507,15 +556,18 @@ static void run_engine(const program *facts, const program *expect,
             for (int b = 0; b < r.nbody; b++)
                 r.body[b].rel = ids[r.body[b].rel];
             if (r.nbody == 1)
-                CHECK(ravel_rule_copy(e, r.head, r.body[0], r.terms,
-                                      r.nfilters, r.filters));
+                CHECK(ravel_rule_copy_ex(e, r.head, r.body[0], r.terms,
+                                         r.nfilters, r.filters, r.nexprs,
+                                         r.exprs));
             else if (r.negated)
-                CHECK(ravel_rule_antijoin(e, r.head, r.body[0],
-                                          r.body[1].rel, r.terms,
-                                          r.nfilters, r.filters));
+                CHECK(ravel_rule_antijoin_ex(e, r.head, r.body[0],
+                                             r.body[1].rel, r.terms,
+                                             r.nfilters, r.filters, r.nexprs,
+                                             r.exprs));
             else
-                CHECK(ravel_rule_join(e, r.head, r.body[0], r.body[1],
-                                      r.terms, r.nfilters, r.filters));
+                CHECK(ravel_rule_join_ex(e, r.head, r.body[0], r.body[1],
+                                         r.terms, r.nfilters, r.filters,
+                                         r.nexprs, r.exprs));
         }
     }
     if (limited) {

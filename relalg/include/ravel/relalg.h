@@ -194,6 +194,9 @@ typedef struct {
 } ravel_term;
 
 #define RAVEL_SIDE_CONSTANT (-1)
+/* A computed value: expression number `column` of the rule's list (the
+ * *_ex declarations below). */
+#define RAVEL_SIDE_EXPR (-2)
 
 static inline ravel_term ravel_col(int side, unsigned column)
 {
@@ -207,9 +210,34 @@ static inline ravel_term ravel_const(uint64_t value)
     return t;
 }
 
+static inline ravel_term ravel_expr_ref(unsigned index)
+{
+    ravel_term t = {RAVEL_SIDE_EXPR, index, 0};
+    return t;
+}
+
 typedef enum {
     RAVEL_EQ = 0, RAVEL_NE, RAVEL_LT, RAVEL_LE, RAVEL_GT, RAVEL_GE
 } ravel_cmp;
+
+/* Arithmetic on 64-bit words: ADD, SUB, MUL wrap modulo 2^64 (the same
+ * bits for signed and unsigned values); SDIV and SREM read both words as
+ * two's-complement integers and truncate toward zero (INT64_MIN / -1 is
+ * INT64_MIN, its remainder 0); UDIV and UREM read them unsigned; XOR is
+ * bitwise.  A division or remainder by zero stops the run with an error
+ * naming the rule's head. */
+typedef enum {
+    RAVEL_ADD = 0, RAVEL_SUB, RAVEL_MUL, RAVEL_SDIV, RAVEL_SREM, RAVEL_UDIV,
+    RAVEL_UREM, RAVEL_XOR
+} ravel_op;
+
+/* left op right.  An operand may be a body column, a constant, or an
+ * earlier expression of the same list (ravel_expr_ref(i), i below this
+ * one's index). */
+typedef struct {
+    ravel_op op;
+    ravel_term left, right;
+} ravel_expr;
 
 /* Keeps a body tuple (or pair) only when `left op right` holds (unsigned
  * comparison). */
@@ -248,6 +276,25 @@ int ravel_rule_join(ravel_engine *e, ravel_rel head, ravel_body left,
 int ravel_rule_antijoin(ravel_engine *e, ravel_rel head, ravel_body left,
                         ravel_rel right, const ravel_term *head_terms,
                         size_t nfilters, const ravel_filter *filters);
+
+/* The most expressions one rule may hold. */
+#define RAVEL_MAX_EXPRS 256
+
+/* The three rules above with computed values: head terms and filters may
+ * also be ravel_expr_ref(i), i < nexprs <= RAVEL_MAX_EXPRS, evaluated for
+ * each body tuple (or pair) from exprs[0..nexprs) in order. */
+int ravel_rule_copy_ex(ravel_engine *e, ravel_rel head, ravel_body body,
+                       const ravel_term *head_terms, size_t nfilters,
+                       const ravel_filter *filters, size_t nexprs,
+                       const ravel_expr *exprs);
+int ravel_rule_join_ex(ravel_engine *e, ravel_rel head, ravel_body left,
+                       ravel_body right, const ravel_term *head_terms,
+                       size_t nfilters, const ravel_filter *filters,
+                       size_t nexprs, const ravel_expr *exprs);
+int ravel_rule_antijoin_ex(ravel_engine *e, ravel_rel head, ravel_body left,
+                           ravel_rel right, const ravel_term *head_terms,
+                           size_t nfilters, const ravel_filter *filters,
+                           size_t nexprs, const ravel_expr *exprs);
 
 /* ---- evaluation ---------------------------------------------------------- */
 
