@@ -113,20 +113,97 @@ static int resolve_atom(ravel_dl_program *p, dl_atom *a)
                        a->rel_name);
 }
 
-/* Constants of an atom must fit their columns' types. */
-static int check_atom_constants(ravel_dl_program *p, const dl_atom *a)
+/* Arithmetic over constants only, folded to one constant of a column of
+ * `type` (numbers with signed, unsigned with unsigned semantics, both
+ * modulo 2^64, as the engine computes them). */
+static int fold_constant(ravel_dl_program *p, const dl_term *t, dl_type type,
+                         uint64_t *out)
+{
+    if (t->kind == DL_TERM_NUMBER) {
+        if (type == DL_UNSIGNED)
+            return dl_encode_term(p->file, t, type, out);
+        uint64_t enc;
+        int rc = dl_encode_term(p->file, t, DL_NUMBER, &enc);
+        *out = (uint64_t)dl_decode_number(enc);
+        return rc;
+    }
+    if (t->kind != DL_TERM_ARITH)
+        return dl_error_at(p->file, t->pos, "a fact's arguments must be "
+                           "constants");
+    uint64_t a, b = 0;
+    int rc = fold_constant(p, t->lhs, type, &a);
+    if (rc || (t->rhs && (rc = fold_constant(p, t->rhs, type, &b))))
+        return rc;
+    int64_t sa = dl_decode_number(a ^ (UINT64_C(1) << 63));
+    int64_t sb = dl_decode_number(b ^ (UINT64_C(1) << 63));
+    if ((t->op == '/' || t->op == '%') && b == 0)
+        return dl_error_at(p->file, t->pos, "a division by zero");
+    switch (t->op) {
+    case '+': *out = a + b; break;
+    case '-': *out = a - b; break;
+    case '*': *out = a * b; break;
+    case 'n': *out = 0 - a; break;
+    case '/':
+        *out = type == DL_UNSIGNED ? a / b
+               : (sa == INT64_MIN && sb == -1) ? a : (uint64_t)(sa / sb);
+        break;
+    default:
+        *out = type == DL_UNSIGNED ? a % b
+               : sb == -1 ? 0 : (uint64_t)(sa % sb);
+        break;
+    }
+    return 0;
+}
+
+/* Constants of an atom must fit their columns' types; arithmetic over
+ * constants in a fact or head is folded into one.  A body atom's
+ * arguments are variables, '_' or constants. */
+static int check_atom_constants(ravel_dl_program *p, dl_atom *a, int body)
 {
     const dl_relation *r = DL_REL(p, a->rel);
     for (size_t i = 0; i < a->arity; i++) {
-        const dl_term *t = &a->args[i];
-        uint64_t ignored;
+        dl_term *t = &a->args[i];
+        uint64_t v;
+        if (t->kind == DL_TERM_ARITH && body)
+            return dl_error_at(p->file, t->pos,
+                               "arithmetic in a body atom's argument is not "
+                               "supported yet (bind a variable there and "
+                               "compare it)");
+        if (t->kind == DL_TERM_ARITH && r->col_types[i] == DL_SYMBOL)
+            return dl_error_at(p->file, t->pos,
+                               "arithmetic in a symbol column");
+        if (t->kind == DL_TERM_ARITH && !dl_term_mentions(t, NULL)) {
+            int rc = fold_constant(p, t, r->col_types[i], &v);
+            if (rc)
+                return rc;
+            dl_pos pos = t->pos;
+            memset(t, 0, sizeof *t);
+            t->kind = DL_TERM_NUMBER;
+            t->pos = pos;
+            if (r->col_types[i] == DL_NUMBER && (v >> 63)) {
+                t->negative = 1;
+                t->magnitude = 0 - v;
+            } else {
+                t->magnitude = v;
+            }
+        }
         if (t->kind == DL_TERM_NUMBER || t->kind == DL_TERM_STRING) {
-            int rc = dl_encode_term(p->file, t, r->col_types[i], &ignored);
+            int rc = dl_encode_term(p->file, t, r->col_types[i], &v);
             if (rc)
                 return rc;
         }
     }
     return 0;
+}
+
+int dl_term_mentions(const dl_term *t, const char *name)
+{
+    if (t->kind == DL_TERM_VAR)
+        return !name || !strcmp(t->name, name);
+    if (t->kind != DL_TERM_ARITH)
+        return 0;
+    return dl_term_mentions(t->lhs, name) ||
+           (t->rhs && dl_term_mentions(t->rhs, name));
 }
 
 /* ---- variables of a clause ---------------------------------------------------- */
@@ -225,28 +302,57 @@ static int own_terms(ravel_dl_program *p, dl_clause *c)
     return 0;
 }
 
-static void substitute(dl_clause *c, const char *var, const dl_term *with)
+/* t with every `var` replaced by `with` (arithmetic rebuilt, since its
+ * nodes may be shared); NULL when out of memory. */
+static const dl_term *subst(dl_arena *a, const dl_term *t, const char *var,
+                            const dl_term *with)
 {
+    if (!dl_term_mentions(t, var))
+        return t;
+    dl_term *n = dl_alloc(a, sizeof *n);
+    if (!n)
+        return NULL;
+    if (t->kind == DL_TERM_VAR) {
+        *n = *with;
+        n->pos = t->pos;
+        return n;
+    }
+    *n = *t;
+    n->lhs = subst(a, t->lhs, var, with);
+    n->rhs = t->rhs ? subst(a, t->rhs, var, with) : NULL;
+    return n->lhs && (!t->rhs || n->rhs) ? n : NULL;
+}
+
+static int substitute(dl_arena *a, dl_clause *c, const char *var,
+                      const dl_term *with)
+{
+    dl_term *terms[RAVEL_MAX_ARITY + 2];
     for (size_t i = 0; i < c->head.arity; i++)
-        if (c->head.args[i].kind == DL_TERM_VAR &&
-            !strcmp(c->head.args[i].name, var)) {
-            dl_pos pos = c->head.args[i].pos;
-            c->head.args[i] = *with;
-            c->head.args[i].pos = pos;
-        }
+        terms[i] = &c->head.args[i];
     for (size_t k = 0; k < c->ncmps; k++) {
         dl_term *sides[2] = {&c->cmps[k].left, &c->cmps[k].right};
-        for (int s = 0; s < 2; s++)
-            if (sides[s]->kind == DL_TERM_VAR && !strcmp(sides[s]->name, var)) {
-                dl_pos pos = sides[s]->pos;
-                *sides[s] = *with;
-                sides[s]->pos = pos;
-            }
+        for (int s = 0; s < 2; s++) {
+            const dl_term *n = subst(a, sides[s], var, with);
+            if (!n)
+                return NOMEM();
+            if (n != sides[s])
+                *sides[s] = *n;
+        }
     }
+    for (size_t i = 0; i < c->head.arity; i++) {
+        const dl_term *n = subst(a, terms[i], var, with);
+        if (!n)
+            return NOMEM();
+        if (n != terms[i])
+            *terms[i] = *n;
+    }
+    return 0;
 }
 
 static int is_bound(const var_table *vars, const dl_term *t)
 {
+    if (t->kind == DL_TERM_ARITH)
+        return is_bound(vars, t->lhs) && (!t->rhs || is_bound(vars, t->rhs));
     if (t->kind != DL_TERM_VAR)
         return t->kind != DL_TERM_WILD;
     for (size_t i = 0; i < vars->n; i++)
@@ -257,7 +363,7 @@ static int is_bound(const var_table *vars, const dl_term *t)
 
 /* `x = t` where x is in no atom and t is a constant or a bound variable:
  * x stands for t everywhere, and the comparison goes. */
-static void fold_equalities(dl_clause *c, const var_table *vars)
+static int fold_equalities(dl_arena *a, dl_clause *c, const var_table *vars)
 {
     for (size_t k = 0; k < c->ncmps;) {
         dl_cmp *cmp = &c->cmps[k];
@@ -278,15 +384,22 @@ static void fold_equalities(dl_clause *c, const var_table *vars)
         const char *name = free_side->name;
         dl_term with = *other;
         c->cmps[k] = c->cmps[--c->ncmps]; /* remove it, then rewrite */
-        substitute(c, name, &with);
+        int rc = substitute(a, c, name, &with);
+        if (rc)
+            return rc;
         k = 0; /* a rewrite may ground another equality */
     }
+    return 0;
 }
 
 /* A side's type: a variable's, a string's (symbol), or -1 for a number
  * constant, which takes the type of what it is compared with. */
 static int side_type(const var_table *vars, const dl_term *t)
 {
+    if (t->kind == DL_TERM_ARITH) {
+        int l = side_type(vars, t->lhs);
+        return l >= 0 || !t->rhs ? l : side_type(vars, t->rhs);
+    }
     if (t->kind == DL_TERM_STRING)
         return DL_SYMBOL;
     if (t->kind == DL_TERM_VAR)
@@ -326,6 +439,36 @@ static int check_cmp_types(ravel_dl_program *p, const var_table *vars,
     return 0;
 }
 
+/* Arithmetic in `where`: every variable grounded, of type `type` (number
+ * or unsigned, never symbol), every constant a number. */
+static int check_arith(ravel_dl_program *p, const var_table *vars,
+                       const dl_term *t, int type, const char *where)
+{
+    if (t->kind == DL_TERM_ARITH) {
+        if (type == DL_SYMBOL)
+            return dl_error_at(p->file, t->pos, "arithmetic on symbols");
+        int rc = check_arith(p, vars, t->lhs, type, where);
+        return rc || !t->rhs ? rc : check_arith(p, vars, t->rhs, type, where);
+    }
+    if (t->kind == DL_TERM_STRING)
+        return dl_error_at(p->file, t->pos, "a string in arithmetic");
+    if (t->kind == DL_TERM_WILD)
+        return dl_error_at(p->file, t->pos, "'_' in arithmetic");
+    if (t->kind != DL_TERM_VAR)
+        return 0;
+    if (!is_bound(vars, t))
+        return dl_error_at(p->file, t->pos,
+                           "variable '%s' in %s is not grounded: no atom of "
+                           "the body binds it", t->name, where);
+    int vt = side_type(vars, t);
+    if (type >= 0 && vt != type)
+        return dl_error_at(p->file, t->pos,
+                           "variable '%s' is a %s, in arithmetic on %s "
+                           "values", t->name, dl_type_name((dl_type)vt),
+                           dl_type_name((dl_type)type));
+    return 0;
+}
+
 static int check_clause(ravel_dl_program *p, dl_clause *c)
 {
     int rc;
@@ -337,7 +480,8 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
                            "a rule needs at least one atom in its body");
     for (size_t i = 0; i < c->natoms; i++) {
         dl_atom *a = &c->atoms[i];
-        if ((rc = resolve_atom(p, a)) || (rc = check_atom_constants(p, a)))
+        if ((rc = resolve_atom(p, a)) ||
+            (rc = check_atom_constants(p, a, 1)))
             return rc;
         const dl_relation *r = DL_REL(p, a->rel);
         for (size_t j = 0; j < a->arity; j++)
@@ -346,7 +490,8 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
                                r->name, 1)))
                 return rc;
     }
-    fold_equalities(c, &vars);
+    if ((rc = fold_equalities(&p->arena, c, &vars)))
+        return rc;
     const dl_relation *h = DL_REL(p, c->head.rel);
     for (size_t j = 0; j < c->head.arity; j++) {
         const dl_term *t = &c->head.args[j];
@@ -354,6 +499,11 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
             return dl_error_at(p->file, t->pos,
                                "'_' in the head of a rule: every head "
                                "column needs a value");
+        if (t->kind == DL_TERM_ARITH) {
+            if ((rc = check_arith(p, &vars, t, h->col_types[j], "the head")))
+                return rc;
+            continue;
+        }
         if (t->kind != DL_TERM_VAR)
             continue;
         if (!is_bound(&vars, t))
@@ -363,11 +513,12 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
         if ((rc = type_var(p, &vars, t, h->col_types[j], h->name, 0)))
             return rc;
     }
-    if ((rc = check_atom_constants(p, &c->head)))
+    if ((rc = check_atom_constants(p, &c->head, 0)))
         return rc;
     for (size_t i = 0; i < c->nnegs; i++) {
         dl_atom *a = &c->negs[i];
-        if ((rc = resolve_atom(p, a)) || (rc = check_atom_constants(p, a)))
+        if ((rc = resolve_atom(p, a)) ||
+            (rc = check_atom_constants(p, a, 1)))
             return rc;
         const dl_relation *r = DL_REL(p, a->rel);
         for (size_t j = 0; j < a->arity; j++) {
@@ -396,6 +547,11 @@ static int check_clause(ravel_dl_program *p, dl_clause *c)
                                    "variable '%s' in a comparison is not "
                                    "grounded: no atom of the body binds it",
                                    sides[s]->name);
+            if (sides[s]->kind == DL_TERM_ARITH &&
+                (rc = check_arith(p, &vars, sides[s],
+                                  side_type(&vars, sides[s]),
+                                  "a comparison")))
+                return rc;
         }
         if ((rc = check_cmp_types(p, &vars, cmp)))
             return rc;
@@ -408,7 +564,7 @@ static int check_facts(ravel_dl_program *p)
     for (size_t i = 0; i < p->facts.n; i++) {
         dl_atom *f = p->facts.items[i];
         int rc = resolve_atom(p, f);
-        if (rc || (rc = check_atom_constants(p, f)))
+        if (rc || (rc = check_atom_constants(p, f, 0)))
             return rc;
     }
     return 0;

@@ -83,17 +83,24 @@ int dl_token_is(const dl_token *t, const char *text);
 typedef enum { DL_NUMBER, DL_UNSIGNED, DL_SYMBOL } dl_type;
 const char *dl_type_name(dl_type t);
 
-typedef enum { DL_TERM_VAR, DL_TERM_WILD, DL_TERM_NUMBER, DL_TERM_STRING }
-    dl_term_kind;
+typedef enum {
+    DL_TERM_VAR, DL_TERM_WILD, DL_TERM_NUMBER, DL_TERM_STRING,
+    DL_TERM_ARITH      /* lhs op rhs, or op 'n': -lhs */
+} dl_term_kind;
 
-typedef struct {
+typedef struct dl_term {
     dl_term_kind kind;
     dl_pos pos;
     const char *name;  /* variable name; string constant's bytes */
     size_t len;        /* string constant's length */
     uint64_t magnitude;/* number constant: its absolute value */
     int negative;      /* number constant written with a leading '-' */
+    char op;           /* arithmetic: + - * / % or 'n' (negation) */
+    const struct dl_term *lhs, *rhs;
 } dl_term;
+
+/* Does t (a variable, or arithmetic over variables) mention `name`? */
+int dl_term_mentions(const dl_term *t, const char *name);
 
 typedef struct {
     const char *rel_name;
@@ -166,12 +173,18 @@ typedef struct {
     int stratum;              /* of the rule that writes it; -1 none */
 } dl_plan_rel;
 
-/* A value in a planned rule: a column of side 0 or 1, or a constant. */
+/* A value in a planned rule: a column of side 0 or 1, a constant, or one
+ * of the rule's expressions. */
 typedef struct {
-    int side; /* 0, 1, or -1 for the constant */
+    int side; /* 0, 1, -1 for the constant, -2 for expression `col` */
     unsigned col;
     uint64_t value;
 } dl_plan_term;
+
+typedef struct {
+    ravel_op op;
+    dl_plan_term left, right;
+} dl_plan_expr;
 
 typedef struct {
     dl_plan_term left, right;
@@ -190,6 +203,8 @@ typedef struct {
     dl_plan_term *head_terms; /* head's arity */
     dl_plan_filter *filters;
     size_t nfilters;
+    dl_plan_expr *exprs;      /* computed values the terms may read */
+    size_t nexprs;
     dl_pos pos;               /* of the source clause */
 } dl_plan_rule;
 

@@ -11,8 +11,9 @@
 
 static ravel_term engine_term(const dl_plan_term *t)
 {
-    return t->side < 0 ? ravel_const(t->value)
-                       : ravel_col(t->side, t->col);
+    return t->side == -2  ? ravel_expr_ref(t->col)
+           : t->side < 0 ? ravel_const(t->value)
+                         : ravel_col(t->side, t->col);
 }
 
 static int declare_relations(dl_run *r)
@@ -55,20 +56,27 @@ static int declare_rule(dl_run *r, const dl_plan_rule *pr)
         filters[k].op = (ravel_cmp)pr->filters[k].op;
         filters[k].right = engine_term(&pr->filters[k].right);
     }
+    ravel_expr exprs[RAVEL_MAX_EXPRS];
+    for (size_t x = 0; x < pr->nexprs; x++) {
+        exprs[x].op = pr->exprs[x].op;
+        exprs[x].left = engine_term(&pr->exprs[x].left);
+        exprs[x].right = engine_term(&pr->exprs[x].right);
+    }
     ravel_body body[2];
     for (int s = 0; s < pr->nbody; s++) {
         body[s].rel = r->rels[pr->body[s]];
         body[s].version = pr->delta[s] ? RAVEL_DELTA : RAVEL_FULL;
     }
     if (pr->nbody == 1)
-        return ravel_rule_copy(r->e, r->rels[pr->head], body[0], terms,
-                               pr->nfilters, filters);
+        return ravel_rule_copy_ex(r->e, r->rels[pr->head], body[0], terms,
+                                  pr->nfilters, filters, pr->nexprs, exprs);
     if (pr->negated)
-        return ravel_rule_antijoin(r->e, r->rels[pr->head], body[0],
-                                   body[1].rel, terms, pr->nfilters,
-                                   filters);
-    return ravel_rule_join(r->e, r->rels[pr->head], body[0], body[1], terms,
-                           pr->nfilters, filters);
+        return ravel_rule_antijoin_ex(r->e, r->rels[pr->head], body[0],
+                                      body[1].rel, terms, pr->nfilters,
+                                      filters, pr->nexprs, exprs);
+    return ravel_rule_join_ex(r->e, r->rels[pr->head], body[0], body[1],
+                              terms, pr->nfilters, filters, pr->nexprs,
+                              exprs);
 }
 
 int dl_lower(dl_run *r)

@@ -133,19 +133,27 @@ static int refuse_term(parser *ps)
     return 0;
 }
 
-static int parse_term(parser *ps, dl_term *out)
+static int parse_sum(parser *ps, dl_term *out);
+
+/* A constant, a variable, '_', or a parenthesised sum. */
+static int parse_primary(parser *ps, dl_term *out)
 {
     int rc = refuse_term(ps);
     if (rc)
         return rc;
     memset(out, 0, sizeof *out);
     out->pos = ps->tok.pos;
-    if (is_punct(&ps->tok, "-") && ps->next.kind == DL_TOK_NUMBER) {
-        out->negative = 1;
-        if ((rc = shift(ps)))
-            return rc;
-    }
     dl_token t = ps->tok;
+    if (is_punct(&t, "(")) {
+        if (++ps->depth > DL_MAX_NESTING)
+            return dl_error_at(FILE_OF(ps), t.pos,
+                               "parentheses nested deeper than %d",
+                               DL_MAX_NESTING);
+        if ((rc = shift(ps)) || (rc = parse_sum(ps, out)))
+            return rc;
+        ps->depth--;
+        return expect(ps, ")");
+    }
     if (t.kind == DL_TOK_NUMBER) {
         out->kind = DL_TERM_NUMBER;
         if ((rc = parse_magnitude(ps, &t, &out->magnitude)))
@@ -166,16 +174,96 @@ static int parse_term(parser *ps, dl_term *out)
     } else {
         return unexpected(ps, "a variable, '_' or a constant");
     }
-    if ((rc = shift(ps)))
-        return rc;
-    static const char *const arith[] = {"+", "-", "*", "/", "%", "^", "&",
-                                        "|"};
-    for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++)
-        if (is_punct(&ps->tok, arith[i]))
-            return dl_error_at(FILE_OF(ps), ps->tok.pos,
-                               "arithmetic ('%s') is not supported yet",
-                               arith[i]);
+    return shift(ps);
+}
+
+static int arith_node(parser *ps, dl_term *out, char op, dl_pos pos,
+                      const dl_term *lhs, const dl_term *rhs)
+{
+    dl_term *l = dl_alloc(&ps->p->arena, sizeof *l);
+    dl_term *r = rhs ? dl_alloc(&ps->p->arena, sizeof *r) : NULL;
+    if (!l || (rhs && !r))
+        return NOMEM();
+    *l = *lhs;
+    if (rhs)
+        *r = *rhs;
+    memset(out, 0, sizeof *out);
+    out->kind = DL_TERM_ARITH;
+    out->pos = pos;
+    out->op = op;
+    out->lhs = l;
+    out->rhs = r;
     return 0;
+}
+
+/* '-' number is a negative constant; '-' anything else negates it. */
+static int parse_unary(parser *ps, dl_term *out)
+{
+    if (!is_punct(&ps->tok, "-"))
+        return parse_primary(ps, out);
+    dl_pos pos = ps->tok.pos;
+    int rc = shift(ps);
+    if (rc)
+        return rc;
+    if (ps->tok.kind == DL_TOK_NUMBER) {
+        if ((rc = parse_primary(ps, out)))
+            return rc;
+        out->pos = pos;
+        out->negative = 1;
+        return 0;
+    }
+    dl_term inner;
+    if ((rc = parse_unary(ps, &inner)))
+        return rc;
+    return arith_node(ps, out, 'n', pos, &inner, NULL);
+}
+
+static int parse_product(parser *ps, dl_term *out)
+{
+    int rc = parse_unary(ps, out);
+    while (!rc && (is_punct(&ps->tok, "*") || is_punct(&ps->tok, "/") ||
+                   is_punct(&ps->tok, "%"))) {
+        char op = ps->tok.text[0];
+        dl_pos pos = ps->tok.pos;
+        dl_term rhs, lhs = *out;
+        if ((rc = shift(ps)) || (rc = parse_unary(ps, &rhs)))
+            return rc;
+        rc = arith_node(ps, out, op, pos, &lhs, &rhs);
+    }
+    return rc;
+}
+
+/* Soufflé's operators and precedence: * / % bind tighter than + -, all
+ * left-associative; ^ and the bitwise and logical words are refused. */
+static int parse_sum(parser *ps, dl_term *out)
+{
+    int rc = parse_product(ps, out);
+    while (!rc && (is_punct(&ps->tok, "+") || is_punct(&ps->tok, "-"))) {
+        char op = ps->tok.text[0];
+        dl_pos pos = ps->tok.pos;
+        dl_term rhs, lhs = *out;
+        if ((rc = shift(ps)) || (rc = parse_product(ps, &rhs)))
+            return rc;
+        rc = arith_node(ps, out, op, pos, &lhs, &rhs);
+    }
+    if (rc)
+        return rc;
+    static const char *const refused[] = {"^", "&", "|", "band", "bor",
+                                          "bxor", "bshl", "bshr", "bshru",
+                                          "bnot", "land", "lor", "lxor",
+                                          "lnot"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if ((ps->tok.kind == DL_TOK_PUNCT || ps->tok.kind == DL_TOK_IDENT) &&
+            dl_token_is(&ps->tok, refused[i]))
+            return dl_error_at(FILE_OF(ps), ps->tok.pos,
+                               "the operator '%s' is not supported yet",
+                               refused[i]);
+    return 0;
+}
+
+static int parse_term(parser *ps, dl_term *out)
+{
+    return parse_sum(ps, out);
 }
 
 /* ---- atoms and bodies ------------------------------------------------------- */
@@ -269,6 +357,26 @@ static int conj_product(parser *ps, dl_vec *acc, const dl_vec *lit,
 }
 
 static int parse_literal(parser *ps, dl_vec *alts);
+static int single(parser *ps, dl_vec *alts, dl_atom *pos, dl_atom *neg,
+                  dl_cmp *cmp);
+
+/* term op term, as a clause of its own. */
+static int parse_comparison(parser *ps, dl_vec *alts)
+{
+    int rc;
+    memset(alts, 0, sizeof *alts);
+    dl_cmp *cmp = dl_alloc(&ps->p->arena, sizeof *cmp);
+    if (!cmp)
+        return NOMEM();
+    cmp->pos = ps->tok.pos;
+    if ((rc = parse_term(ps, &cmp->left)))
+        return rc;
+    if (!cmp_op(&ps->tok, &cmp->op))
+        return unexpected(ps, "a comparison (= != < <= > >=)");
+    if ((rc = shift(ps)) || (rc = parse_term(ps, &cmp->right)))
+        return rc;
+    return single(ps, alts, NULL, NULL, cmp);
+}
 
 /* One literal as a clause of its own: an atom, positive or negated, or a
  * comparison. */
@@ -344,6 +452,16 @@ static int parse_literal(parser *ps, dl_vec *alts)
     int rc;
     memset(alts, 0, sizeof *alts);
     if (is_punct(&ps->tok, "(")) {
+        /* "(x + y) % 3 = 0" or a group "(a ; b)": try the comparison,
+         * and read a group if that fails. */
+        parser saved = *ps;
+        dl_vec as_cmp;
+        if (parse_comparison(ps, &as_cmp) == 0) {
+            *alts = as_cmp;
+            return 0;
+        }
+        *ps = saved;
+        ravel_error_clear();
         if (++ps->depth > DL_MAX_NESTING)
             return dl_error_at(FILE_OF(ps), ps->tok.pos,
                                "parentheses nested deeper than %d",
@@ -355,28 +473,15 @@ static int parse_literal(parser *ps, dl_vec *alts)
     }
     if (is_punct(&ps->tok, "!"))
         return parse_negation(ps, alts);
-    conj *c = dl_alloc(&ps->p->arena, sizeof *c);
-    if (!c || dl_vec_push(&ps->p->arena, alts, c))
-        return NOMEM();
     if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "(")) {
         dl_atom *a = dl_alloc(&ps->p->arena, sizeof *a);
         if (!a)
             return NOMEM();
         if ((rc = parse_atom(ps, a)))
             return rc;
-        return dl_vec_push(&ps->p->arena, &c->atoms, a);
+        return single(ps, alts, a, NULL, NULL);
     }
-    dl_cmp *cmp = dl_alloc(&ps->p->arena, sizeof *cmp);
-    if (!cmp)
-        return NOMEM();
-    cmp->pos = ps->tok.pos;
-    if ((rc = parse_term(ps, &cmp->left)))
-        return rc;
-    if (!cmp_op(&ps->tok, &cmp->op))
-        return unexpected(ps, "a comparison (= != < <= > >=)");
-    if ((rc = shift(ps)) || (rc = parse_term(ps, &cmp->right)))
-        return rc;
-    return dl_vec_push(&ps->p->arena, &c->cmps, cmp);
+    return parse_comparison(ps, alts);
 }
 
 static int parse_conjunction(parser *ps, dl_vec *alts)

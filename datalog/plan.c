@@ -161,6 +161,8 @@ typedef struct {
     int *applied;    /* per comparison */
     dl_plan_filter *filters;
     size_t nfilters;
+    dl_plan_expr exprs[RAVEL_MAX_EXPRS]; /* of the rule being built */
+    size_t nexprs;
 } clause_plan;
 
 static int side_alloc(clause_plan *cp, side *s)
@@ -232,11 +234,75 @@ static int bind_atom(clause_plan *cp, const dl_atom *a, int rel, int which,
     return 0;
 }
 
+static int term_value(clause_plan *cp, const side *sides, int nsides,
+                      const dl_term *t, dl_type type, dl_plan_term *out);
+
+static int add_expr(clause_plan *cp, ravel_op op, dl_plan_term l,
+                    dl_plan_term r, dl_plan_term *out)
+{
+    if (cp->nexprs == RAVEL_MAX_EXPRS)
+        return dl_error_at(cp->p->file, cp->c->pos,
+                           "the rule computes more than %d values in one "
+                           "step", RAVEL_MAX_EXPRS);
+    cp->exprs[cp->nexprs] = (dl_plan_expr){op, l, r};
+    *out = (dl_plan_term){-2, (unsigned)cp->nexprs++, 0};
+    return 0;
+}
+
+#define SIGN_FLIP (UINT64_C(1) << 63)
+
+/* t's value as plain 64-bit arithmetic sees it: a number decoded from its
+ * stored form (sign bit flipped back), an unsigned as stored. */
+static int raw_value(clause_plan *cp, const side *sides, int nsides,
+                     const dl_term *t, dl_type type, dl_plan_term *out)
+{
+    int rc;
+    if (t->kind != DL_TERM_ARITH) {
+        dl_plan_term v;
+        if ((rc = term_value(cp, sides, nsides, t, type, &v)))
+            return rc;
+        if (type != DL_NUMBER)
+            *out = v;
+        else if (v.side == -1)
+            *out = (dl_plan_term){-1, 0, v.value ^ SIGN_FLIP};
+        else
+            rc = add_expr(cp, RAVEL_XOR, v, (dl_plan_term){-1, 0, SIGN_FLIP},
+                          out);
+        return rc;
+    }
+    dl_plan_term l, r = {-1, 0, 0};
+    if ((rc = raw_value(cp, sides, nsides, t->lhs, type, &l)) ||
+        (t->rhs && (rc = raw_value(cp, sides, nsides, t->rhs, type, &r))))
+        return rc;
+    int sign = type == DL_NUMBER;
+    switch (t->op) {
+    case '+': return add_expr(cp, RAVEL_ADD, l, r, out);
+    case '-': return add_expr(cp, RAVEL_SUB, l, r, out);
+    case '*': return add_expr(cp, RAVEL_MUL, l, r, out);
+    case '/': return add_expr(cp, sign ? RAVEL_SDIV : RAVEL_UDIV, l, r, out);
+    case '%': return add_expr(cp, sign ? RAVEL_SREM : RAVEL_UREM, l, r, out);
+    default: /* 'n' */
+        return add_expr(cp, RAVEL_SUB, (dl_plan_term){-1, 0, 0}, l, out);
+    }
+}
+
 /* The value of term t in a rule whose sides are sides[0..nsides): a column
- * of the first side binding it, or a constant of type `type`. */
+ * of the first side binding it, a constant of type `type`, or, for
+ * arithmetic, an expression computed in the rule (numbers decoded, the
+ * operations, the result encoded again). */
 static int term_value(clause_plan *cp, const side *sides, int nsides,
                       const dl_term *t, dl_type type, dl_plan_term *out)
 {
+    if (t->kind == DL_TERM_ARITH) {
+        dl_plan_term raw;
+        int rc = raw_value(cp, sides, nsides, t, type, &raw);
+        if (rc || type != DL_NUMBER) {
+            *out = raw;
+            return rc;
+        }
+        return add_expr(cp, RAVEL_XOR, raw, (dl_plan_term){-1, 0, SIGN_FLIP},
+                        out);
+    }
     if (t->kind != DL_TERM_VAR) {
         uint64_t v;
         int rc = dl_encode_term(cp->p->file, t, type, &v);
@@ -266,8 +332,34 @@ static dl_type var_type(const clause_plan *cp, const char *name)
     return DL_NUMBER;
 }
 
+/* The first variable of t (in arithmetic, its leftmost), or NULL. */
+static const char *first_var(const dl_term *t)
+{
+    if (t->kind == DL_TERM_VAR)
+        return t->name;
+    if (t->kind != DL_TERM_ARITH)
+        return NULL;
+    const char *v = first_var(t->lhs);
+    return v || !t->rhs ? v : first_var(t->rhs);
+}
+
+/* The type a comparison compares in: its variables' (the checker made
+ * them agree), a string's, or number for constants alone. */
+static dl_type comparison_type(const clause_plan *cp, const dl_cmp *cmp)
+{
+    const char *v = first_var(&cmp->left);
+    if (!v)
+        v = first_var(&cmp->right);
+    if (v)
+        return var_type(cp, v);
+    return cmp->left.kind == DL_TERM_STRING ? DL_SYMBOL : DL_NUMBER;
+}
+
 static int bound_by(const side *sides, int nsides, const dl_term *t)
 {
+    if (t->kind == DL_TERM_ARITH)
+        return bound_by(sides, nsides, t->lhs) &&
+               (!t->rhs || bound_by(sides, nsides, t->rhs));
     if (t->kind != DL_TERM_VAR)
         return 1;
     for (int s = 0; s < nsides; s++)
@@ -281,16 +373,15 @@ static int apply_comparisons(clause_plan *cp, const side *sides, int nsides)
 {
     for (size_t k = 0; k < cp->c->ncmps; k++) {
         const dl_cmp *cmp = &cp->c->cmps[k];
-        if (cmp->left.kind != DL_TERM_VAR && cmp->right.kind != DL_TERM_VAR)
+        if ((cmp->left.kind == DL_TERM_NUMBER ||
+             cmp->left.kind == DL_TERM_STRING) &&
+            (cmp->right.kind == DL_TERM_NUMBER ||
+             cmp->right.kind == DL_TERM_STRING))
             cp->applied[k] = 1; /* folded by dl_plan: it holds */
         if (cp->applied[k] || !bound_by(sides, nsides, &cmp->left) ||
             !bound_by(sides, nsides, &cmp->right))
             continue;
-        const dl_term *v = cmp->left.kind == DL_TERM_VAR ? &cmp->left
-                                                         : &cmp->right;
-        dl_type type = v->kind == DL_TERM_VAR ? var_type(cp, v->name)
-                       : v->kind == DL_TERM_STRING ? DL_SYMBOL
-                                                   : DL_NUMBER;
+        dl_type type = comparison_type(cp, cmp);
         dl_plan_term l, r;
         int rc = term_value(cp, sides, nsides, &cmp->left, type, &l);
         if (rc || (rc = term_value(cp, sides, nsides, &cmp->right, type, &r)) ||
@@ -319,8 +410,11 @@ static int emit_rule(clause_plan *cp, int head, const side *sides,
     dl_plan_term *terms = dl_alloc(&cp->p->arena, h->arity * sizeof *terms);
     dl_plan_filter *filters =
         dl_alloc(&cp->p->arena, (cp->nfilters + 1) * sizeof *filters);
-    if (!terms || !filters)
+    dl_plan_expr *exprs =
+        dl_alloc(&cp->p->arena, (cp->nexprs + 1) * sizeof *exprs);
+    if (!terms || !filters || !exprs)
         return NOMEM();
+    memcpy(exprs, cp->exprs, cp->nexprs * sizeof *exprs);
     /* head_terms are in declared column order; the engine wants them in
      * stored order. */
     for (size_t j = 0; j < h->arity; j++)
@@ -358,9 +452,12 @@ static int emit_rule(clause_plan *cp, int head, const side *sides,
         r->head_terms = terms;
         r->filters = filters;
         r->nfilters = cp->nfilters;
+        r->exprs = exprs;
+        r->nexprs = cp->nexprs;
         r->pos = cp->c->pos;
     }
     cp->nfilters = 0;
+    cp->nexprs = 0;
     return 0;
 }
 
@@ -413,21 +510,21 @@ static int needed_later(const clause_plan *cp, const int *done,
 {
     const dl_clause *c = cp->c;
     for (size_t j = 0; j < c->head.arity; j++)
-        if (c->head.args[j].kind == DL_TERM_VAR &&
-            !strcmp(c->head.args[j].name, name))
+        if (dl_term_mentions(&c->head.args[j], name))
             return 1;
     for (size_t i = 0; i < c->natoms; i++)
         if (!done[i])
             for (size_t j = 0; j < c->atoms[i].arity; j++)
-                if (c->atoms[i].args[j].kind == DL_TERM_VAR &&
-                    !strcmp(c->atoms[i].args[j].name, name))
+                if (dl_term_mentions(&c->atoms[i].args[j], name))
                     return 1;
+    for (size_t i = 0; i < c->nnegs; i++)
+        for (size_t j = 0; j < c->negs[i].arity; j++)
+            if (dl_term_mentions(&c->negs[i].args[j], name))
+                return 1;
     for (size_t k = 0; k < c->ncmps; k++)
         if (!cp->applied[k] &&
-            ((c->cmps[k].left.kind == DL_TERM_VAR &&
-              !strcmp(c->cmps[k].left.name, name)) ||
-             (c->cmps[k].right.kind == DL_TERM_VAR &&
-              !strcmp(c->cmps[k].right.name, name))))
+            (dl_term_mentions(&c->cmps[k].left, name) ||
+             dl_term_mentions(&c->cmps[k].right, name)))
             return 1;
     return 0;
 }
@@ -533,8 +630,7 @@ static int needed_after_negation(const dl_clause *c, size_t from,
                                  const char *name)
 {
     for (size_t j = 0; j < c->head.arity; j++)
-        if (c->head.args[j].kind == DL_TERM_VAR &&
-            !strcmp(c->head.args[j].name, name))
+        if (dl_term_mentions(&c->head.args[j], name))
             return 1;
     for (size_t i = from; i < c->nnegs; i++)
         for (size_t j = 0; j < c->negs[i].arity; j++)
@@ -745,7 +841,8 @@ static int constant_comparisons_hold(const dl_clause *c)
 {
     for (size_t k = 0; k < c->ncmps; k++) {
         const dl_term *l = &c->cmps[k].left, *r = &c->cmps[k].right;
-        if (l->kind == DL_TERM_VAR || r->kind == DL_TERM_VAR)
+        if ((l->kind != DL_TERM_NUMBER && l->kind != DL_TERM_STRING) ||
+            (r->kind != DL_TERM_NUMBER && r->kind != DL_TERM_STRING))
             continue;
         int order;
         if (l->kind == DL_TERM_STRING) {

@@ -69,7 +69,9 @@ static void print_term(FILE *out, const ravel_dl_program *p,
 {
     (void)p;
     (void)r;
-    if (t->side < 0)
+    if (t->side == -2)
+        fprintf(out, "E%u", t->col);
+    else if (t->side < 0)
         fprintf(out, "#%llu", (unsigned long long)t->value);
     else
         fprintf(out, "%c%u", t->side ? 'R' : 'L', t->col);
@@ -128,6 +130,14 @@ void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
             print_term(out, p, r, &r->filters[k].left);
             fprintf(out, " %s ", ops[r->filters[k].op]);
             print_term(out, p, r, &r->filters[k].right);
+        }
+        static const char *const opname[] = {"+", "-", "*", "/s", "%s",
+                                             "/u", "%u", "^"};
+        for (size_t x = 0; x < r->nexprs; x++) {
+            fprintf(out, x ? ", E%zu = " : " WITH E%zu = ", x);
+            print_term(out, p, r, &r->exprs[x].left);
+            fprintf(out, " %s ", opname[r->exprs[x].op]);
+            print_term(out, p, r, &r->exprs[x].right);
         }
         fprintf(out, "   (line %d)\n", r->pos.line);
     }

@@ -24,7 +24,8 @@
 static const char *const evaluated[] = {
     "join",    "multiway",    "constants",    "comparisons",
     "symbols", "inline_facts", "input_params", "unsigned",
-    "printsize", "disjunction", "cartesian", "negation"};
+    "printsize", "disjunction", "cartesian", "negation",
+    "arithmetic_body", "arithmetic_head"};
 
 static int rank;
 
