@@ -134,8 +134,7 @@ static int fold_constant(ravel_dl_program *p, const dl_term *t, dl_type type,
     int rc = fold_constant(p, t->lhs, type, &a);
     if (rc || (t->rhs && (rc = fold_constant(p, t->rhs, type, &b))))
         return rc;
-    int64_t sa = dl_decode_number(a ^ (UINT64_C(1) << 63));
-    int64_t sb = dl_decode_number(b ^ (UINT64_C(1) << 63));
+    int64_t sa = dl_as_signed(a), sb = dl_as_signed(b);
     if ((t->op == '/' || t->op == '%') && b == 0)
         return dl_error_at(p->file, t->pos, "a division by zero");
     switch (t->op) {

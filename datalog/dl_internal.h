@@ -239,7 +239,11 @@ unsigned dl_stored_column(const ravel_dl_program *p, int rel, unsigned col);
  * range. */
 int dl_encode_term(const char *file, const dl_term *t, dl_type type,
                    uint64_t *out);
+/* The bit a number's stored form flips (ravel/datalog.h, "Values"). */
+#define DL_SIGN_BIT (UINT64_C(1) << 63)
 uint64_t dl_encode_number(int64_t v);
+/* 64 bits read as a two's-complement integer. */
+int64_t dl_as_signed(uint64_t bits);
 /* Reads [-]digits, [-]0x hex or [-]0b binary, all of s[0..n): 0, -1 when
  * it is not such a number, -2 when its magnitude exceeds 64 bits. */
 int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,

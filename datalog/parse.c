@@ -392,6 +392,19 @@ static int single(parser *ps, dl_vec *alts, dl_atom *pos, dl_atom *neg,
     return 0;
 }
 
+/* An atom (negated or not) as a clause of its own. */
+static int atom_clause(parser *ps, dl_vec *alts, int negated)
+{
+    dl_atom *a = dl_alloc(&ps->p->arena, sizeof *a);
+    if (!a)
+        return NOMEM();
+    int rc = parse_atom(ps, a);
+    if (rc)
+        return rc;
+    return negated ? single(ps, alts, NULL, a, NULL)
+                   : single(ps, alts, a, NULL, NULL);
+}
+
 /* '!' atom, or '!' (formula): the formula's negation by De Morgan, as
  * Soufflé reads it.  The formula is a disjunction of clauses; its negation
  * is the conjunction, over the clauses, of "some literal of the clause is
@@ -407,14 +420,8 @@ static int parse_negation(parser *ps, dl_vec *alts)
     if (rc)
         return rc;
     memset(alts, 0, sizeof *alts);
-    if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "(")) {
-        dl_atom *a = dl_alloc(&ps->p->arena, sizeof *a);
-        if (!a)
-            return NOMEM();
-        if ((rc = parse_atom(ps, a)))
-            return rc;
-        return single(ps, alts, NULL, a, NULL);
-    }
+    if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "("))
+        return atom_clause(ps, alts, 1);
     if (!is_punct(&ps->tok, "("))
         return unexpected(ps, "an atom or '(' after '!'");
     dl_vec inner;
@@ -473,24 +480,17 @@ static int parse_literal(parser *ps, dl_vec *alts)
     }
     if (is_punct(&ps->tok, "!"))
         return parse_negation(ps, alts);
-    if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "(")) {
-        dl_atom *a = dl_alloc(&ps->p->arena, sizeof *a);
-        if (!a)
-            return NOMEM();
-        if ((rc = parse_atom(ps, a)))
-            return rc;
-        return single(ps, alts, a, NULL, NULL);
-    }
+    if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "("))
+        return atom_clause(ps, alts, 0);
     return parse_comparison(ps, alts);
 }
 
 static int parse_conjunction(parser *ps, dl_vec *alts)
 {
-    int rc;
-    conj *empty = dl_alloc(&ps->p->arena, sizeof *empty);
     memset(alts, 0, sizeof *alts);
-    if (!empty || dl_vec_push(&ps->p->arena, alts, empty))
-        return NOMEM();
+    int rc = single(ps, alts, NULL, NULL, NULL); /* true, so far */
+    if (rc)
+        return rc;
     for (;;) {
         dl_pos pos = ps->tok.pos;
         dl_vec lit;

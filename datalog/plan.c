@@ -249,8 +249,6 @@ static int add_expr(clause_plan *cp, ravel_op op, dl_plan_term l,
     return 0;
 }
 
-#define SIGN_FLIP (UINT64_C(1) << 63)
-
 /* t's value as plain 64-bit arithmetic sees it: a number decoded from its
  * stored form (sign bit flipped back), an unsigned as stored. */
 static int raw_value(clause_plan *cp, const side *sides, int nsides,
@@ -264,13 +262,13 @@ static int raw_value(clause_plan *cp, const side *sides, int nsides,
         if (type != DL_NUMBER)
             *out = v;
         else if (v.side == -1)
-            *out = (dl_plan_term){-1, 0, v.value ^ SIGN_FLIP};
+            *out = const_term(v.value ^ DL_SIGN_BIT);
         else
-            rc = add_expr(cp, RAVEL_XOR, v, (dl_plan_term){-1, 0, SIGN_FLIP},
+            rc = add_expr(cp, RAVEL_XOR, v, const_term(DL_SIGN_BIT),
                           out);
         return rc;
     }
-    dl_plan_term l, r = {-1, 0, 0};
+    dl_plan_term l, r = const_term(0);
     if ((rc = raw_value(cp, sides, nsides, t->lhs, type, &l)) ||
         (t->rhs && (rc = raw_value(cp, sides, nsides, t->rhs, type, &r))))
         return rc;
@@ -282,7 +280,7 @@ static int raw_value(clause_plan *cp, const side *sides, int nsides,
     case '/': return add_expr(cp, sign ? RAVEL_SDIV : RAVEL_UDIV, l, r, out);
     case '%': return add_expr(cp, sign ? RAVEL_SREM : RAVEL_UREM, l, r, out);
     default: /* 'n' */
-        return add_expr(cp, RAVEL_SUB, (dl_plan_term){-1, 0, 0}, l, out);
+        return add_expr(cp, RAVEL_SUB, const_term(0), l, out);
     }
 }
 
@@ -300,7 +298,7 @@ static int term_value(clause_plan *cp, const side *sides, int nsides,
             *out = raw;
             return rc;
         }
-        return add_expr(cp, RAVEL_XOR, raw, (dl_plan_term){-1, 0, SIGN_FLIP},
+        return add_expr(cp, RAVEL_XOR, raw, const_term(DL_SIGN_BIT),
                         out);
     }
     if (t->kind != DL_TERM_VAR) {

@@ -7,8 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#define SIGN_BIT (UINT64_C(1) << 63)
-
 const char *dl_type_name(dl_type t)
 {
     switch (t) {
@@ -21,14 +19,18 @@ const char *dl_type_name(dl_type t)
 
 /* Flipping the sign bit maps INT64_MIN..INT64_MAX onto 0..UINT64_MAX in
  * order, so the engine's unsigned comparisons compare numbers correctly. */
-uint64_t dl_encode_number(int64_t v) { return (uint64_t)v ^ SIGN_BIT; }
+uint64_t dl_encode_number(int64_t v) { return (uint64_t)v ^ DL_SIGN_BIT; }
+
+int64_t dl_as_signed(uint64_t bits)
+{
+    /* Two's complement without implementation-defined conversion. */
+    return bits <= (uint64_t)INT64_MAX ? (int64_t)bits
+                                       : -(int64_t)(~bits) - 1;
+}
 
 int64_t dl_decode_number(uint64_t stored)
 {
-    uint64_t u = stored ^ SIGN_BIT;
-    /* Two's complement without implementation-defined conversion. */
-    return u <= (uint64_t)INT64_MAX ? (int64_t)u
-                                    : -(int64_t)(~u) - 1;
+    return dl_as_signed(stored ^ DL_SIGN_BIT);
 }
 
 /* RAVEL_TEST_SYMBOL_BITS=b (1..63) keeps only b bits of each id, for the
@@ -78,7 +80,7 @@ int dl_encode_term(const char *file, const dl_term *t, dl_type type,
             return dl_error_at(file, t->pos,
                                "-%" PRIu64 " is below the smallest number, "
                                "-9223372036854775808", t->magnitude);
-        *out = (SIGN_BIT - t->magnitude); /* (-m) ^ SIGN_BIT */
+        *out = (DL_SIGN_BIT - t->magnitude); /* (-m) ^ DL_SIGN_BIT */
         return 0;
     }
     if (t->magnitude > (uint64_t)INT64_MAX)

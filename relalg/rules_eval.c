@@ -22,6 +22,14 @@ static inline uint64_t term_value(const ravel_term *t,
                                           : side[t->side][t->column];
 }
 
+/* 64 bits as a two's-complement integer, without implementation-defined
+ * conversions. */
+static inline int64_t as_signed(uint64_t bits)
+{
+    return bits <= (uint64_t)INT64_MAX ? (int64_t)bits
+                                       : -(int64_t)(~bits) - 1;
+}
+
 /* exprs[0..n) in order into vals; MPI_ERR_OTHER on a division by zero. */
 static int compute(const ravel_engine *e, const rule *ru,
                    const uint64_t *const side[2], uint64_t *vals)
@@ -30,11 +38,7 @@ static int compute(const ravel_engine *e, const rule *ru,
         const ravel_expr *x = &ru->exprs[i];
         uint64_t a = term_value(&x->left, side, vals);
         uint64_t b = term_value(&x->right, side, vals);
-        /* Two's complement without implementation-defined conversions. */
-        int64_t sa = a <= (uint64_t)INT64_MAX ? (int64_t)a
-                                              : -(int64_t)(~a) - 1;
-        int64_t sb = b <= (uint64_t)INT64_MAX ? (int64_t)b
-                                              : -(int64_t)(~b) - 1;
+        int64_t sa = as_signed(a), sb = as_signed(b);
         if (b == 0 && x->op >= RAVEL_SDIV && x->op <= RAVEL_UREM)
             return ravel_error_set(MPI_ERR_OTHER, "a division by zero in a "
                                    "rule for %s", e->rels[ru->head].name);

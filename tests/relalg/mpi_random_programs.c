@@ -127,6 +127,17 @@ static void random_expr(const program *p, rule_spec *r)
     r->terms[rndn(p->rel[r->head].arity)] = ravel_expr_ref(1);
 }
 
+/* Fewer than `bound` random filters. */
+static void random_filters(const program *p, rule_spec *r, unsigned bound)
+{
+    r->nfilters = rndn(bound);
+    for (size_t i = 0; i < r->nfilters; i++) {
+        r->filters[i].left = random_term(p, r);
+        r->filters[i].right = random_term(p, r);
+        r->filters[i].op = (ravel_cmp)rndn(6);
+    }
+}
+
 static void random_rule(program *p, rule_spec *out, int *nout, int max)
 {
     rule_spec r;
@@ -158,12 +169,7 @@ static void random_rule(program *p, rule_spec *out, int *nout, int max)
     for (unsigned i = 0; i < p->rel[r.head].arity; i++)
         r.terms[i] = random_term(p, &r);
     random_expr(p, &r);
-    r.nfilters = rndn(3);
-    for (size_t i = 0; i < r.nfilters; i++) {
-        r.filters[i].left = random_term(p, &r);
-        r.filters[i].right = random_term(p, &r);
-        r.filters[i].op = (ravel_cmp)rndn(6);
-    }
+    random_filters(p, &r, 3);
     /* Semi-naive forms of the same rule. */
     if (r.nbody == 1) {
         r.body[0].version = RAVEL_DELTA;
@@ -220,12 +226,7 @@ static void random_antijoin(program *p, int s)
     for (unsigned i = 0; i < p->rel[r.head].arity; i++)
         r.terms[i] = random_term(p, &r);
     random_expr(p, &r);
-    r.nfilters = rndn(2);
-    for (size_t i = 0; i < r.nfilters; i++) {
-        r.filters[i].left = random_term(p, &r);
-        r.filters[i].right = random_term(p, &r);
-        r.filters[i].op = (ravel_cmp)rndn(6);
-    }
+    random_filters(p, &r, 2);
     /* Its head grows now: no later anti-join of s may read it. */
     p->rules[s][p->nrules[s]++] = r;
 }
