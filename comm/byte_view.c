@@ -300,7 +300,11 @@ int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
     }
 
     comm_exchange x = {send_base, recv_base, sizes, offsets,
-                       sizes + P, offsets + P, ctx, param, NULL, NULL};
+                       sizes + P, offsets + P, ctx, param, NULL, NULL,
+                       ctx->carry_wanted ? &ctx->carry : NULL};
+    ctx->carry.done = 0;
+    if (x.carry && P == 1) /* one rank knows the whole call */
+        comm_carry_begin(x.carry, &x, 2);
     err = kernel(&x);
     comm_charge_flush(); /* the last unpacking */
     if (err == MPI_SUCCESS && !rt.dense)

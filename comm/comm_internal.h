@@ -13,6 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* auto's agreement carried by an exchange itself (call_stats.c): the
+ * call's statistics disseminated along the messages a Bruck exchange sends
+ * anyway, 10 words in front of each header.  After round k, `window` holds
+ * the fields of the r^k ranks ending at this one (rank - r^k + 1 .. rank)
+ * and `partial` the sums of the (P mod r^k) ranks ending here: the two
+ * exact windows from which the last round completes the sums of all P
+ * ranks, no rank counted twice (maxima only need `window`).  Every rank
+ * ends with the same numbers, those of the allreduce. */
+enum { CARRY_MAX_FIELDS = 6, CARRY_SUM_FIELDS = 2,
+       CARRY_FIELDS = CARRY_MAX_FIELDS + CARRY_SUM_FIELDS,
+       CARRY_WORDS = CARRY_FIELDS + CARRY_SUM_FIELDS };
+#define CARRY_BYTES ((size_t)CARRY_WORDS * sizeof(uint64_t))
+typedef struct {
+    int P, radix, rounds;    /* radix and rounds of the carrying exchange */
+    uint64_t window[CARRY_FIELDS];
+    uint64_t partial[CARRY_SUM_FIELDS];
+    uint64_t next_window[CARRY_FIELDS]; /* the round being received */
+    uint64_t next_partial[CARRY_SUM_FIELDS];
+    int done;                /* `agreed` holds the call's statistics */
+    ravel_call_stats agreed;
+} comm_carry;
+
 /* What ravel caches on a caller's communicator. */
 typedef struct {
     MPI_Comm comm;        /* private duplicate: internal messages travel
@@ -34,6 +56,16 @@ typedef struct {
     int chosen_in_exchange; /* for ravel_exchange_run (count exchange
                                charged to the backends that need one) */
     ravel_alltoallv_fn chosen_fn;
+    /* auto's memory of the pattern (alltoallv_auto.c): the statistics of
+     * the last call when every rank knows them, the model's choice for
+     * them, and how many calls in a row chose the same. */
+    int carry_wanted;     /* the next kernel carries its call's statistics */
+    comm_carry carry;
+    int known;
+    ravel_call_stats known_stats;
+    int known_choice;
+    int repeats;
+    int last_carried;     /* the last call chose from the one before */
 } comm_context;
 
 /* The cached context of `user`, made (collectively) on first use. */
@@ -68,6 +100,10 @@ typedef struct {
      * Bruck family), placing each block in the inbox on arrival. */
     const char *const *send_at;
     comm_inbox *inbox;
+    /* When set, the kernel agrees on the call's statistics on the way
+     * (comm_carry_*), if it can: the Bruck family in its headers, the
+     * padded backends in the allreduce they make anyway. */
+    comm_carry *carry;
 } comm_exchange;
 
 /* Where the block for rank dst starts (NULL when it is empty). */
@@ -120,6 +156,9 @@ ravel_alltoallv_fn comm_radix_bruck_fn(int radix);
  * "radix-bruck:R": R when the registry would accept it); 0 for any other
  * name. */
 int comm_radix_of_name(const char *name);
+
+/* auto:agree, auto agreeing by allreduce before every call. */
+RAVEL_ALLTOALLV_DECLARE(comm_alltoallv_auto_agree);
 
 /* padded-bruck:basic, the classical Bruck with rotations under padding. */
 RAVEL_ALLTOALLV_DECLARE(comm_alltoallv_padded_bruck_basic);
@@ -200,6 +239,23 @@ int comm_global_max_block(const comm_exchange *x, size_t *max_bytes);
 int comm_agree_on_stats(const int sendcounts[], MPI_Datatype sendtype,
                         const int recvcounts[], MPI_Datatype recvtype,
                         int failed, comm_context *ctx, ravel_call_stats *s);
+
+/* The carried agreement (comm_carry).  A kernel that carries calls begin
+ * with its radix (2 for the binary Bruck backends) before its first round;
+ * then in round k it puts comm_carry_pack's CARRY_BYTES in front of every
+ * message (the same bytes for every digit of the round), hands every
+ * message's carried bytes of digit d to comm_carry_receive, and calls
+ * comm_carry_round_end once all of the round's have arrived.  The last
+ * round's end sets c->done and c->agreed.  (P = 1: done at begin.) */
+void comm_carry_begin(comm_carry *c, const comm_exchange *x, int radix);
+void comm_carry_pack(const comm_carry *c, void *to);
+void comm_carry_receive(comm_carry *c, int k, int d, const void *from);
+void comm_carry_round_end(comm_carry *c, int k);
+/* The same agreement in one allreduce, for a kernel that makes an
+ * allreduce anyway (the padded backends' largest block): done, and
+ * *max_block gets the largest block any rank sends, itself included. */
+int comm_carry_allreduce(comm_carry *c, const comm_exchange *x,
+                         size_t *max_block);
 
 /* auto's decision for a call with these counts (alltoallv_auto.c): the
  * statistics handed over by ravel_comm_hint_stats, or agreed by one

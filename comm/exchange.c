@@ -127,7 +127,8 @@ int ravel_exchange_create(MPI_Comm comm, const char *name,
     x->ctx = ctx;
     strcpy(x->name, name);
     x->fn = fn;
-    x->is_auto = fn == ravel_alltoallv_auto;
+    x->is_auto =
+        fn == ravel_alltoallv_auto || fn == comm_alltoallv_auto_agree;
     x->out = calloc(P, sizeof *x->out);
     x->out_len = calloc(P, sizeof *x->out_len);
     x->out_cap = calloc(P, sizeof *x->out_cap);

@@ -101,6 +101,8 @@ int comm_copy_self(const comm_exchange *x)
 
 int comm_global_max_block(const comm_exchange *x, size_t *max_bytes)
 {
+    if (x->carry) /* auto's agreement rides in the same allreduce */
+        return comm_carry_allreduce(x->carry, x, max_bytes);
     uint64_t local = 0, global = 0;
     for (int i = 0; i < x->ctx->size; i++)
         if (x->send_bytes[i] > local)

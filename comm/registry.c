@@ -37,6 +37,10 @@ enum { BACKEND_COUNT = sizeof backends / sizeof backends[0] };
     "padded-bruck:basic (rotations) or padded-bruck:modified (none, as " \
     "padded-bruck)"
 
+#define AUTO_FORMS \
+    "auto:agree (an allreduce before every call, never the last call's " \
+    "statistics)"
+
 enum { EXTRA_MAX = 32, EXTRA_NAME = 32 };
 static struct {
     char name[EXTRA_NAME];
@@ -95,6 +99,16 @@ static ravel_alltoallv_fn padded_bruck_family(const char *name,
     return NULL;
 }
 
+static ravel_alltoallv_fn auto_family(const char *name, const char *param)
+{
+    if (strcmp(param, "agree") == 0)
+        return comm_alltoallv_auto_agree;
+    ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend: '%s' is not a "
+                    "variant of auto (accepted: %s)", name, param,
+                    AUTO_FORMS);
+    return NULL;
+}
+
 /* Families NAME:PARAM.  Each has one spelling per backend (a radix in
  * decimal without sign or leading zeros), so that a name found in a log
  * looks itself up. */
@@ -104,6 +118,7 @@ static const struct {
 } families[] = {
     {"radix-bruck:", radix_family},
     {"padded-bruck:", padded_bruck_family},
+    {"auto:", auto_family},
 };
 enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
 
@@ -150,7 +165,8 @@ ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name)
     char names[512];
     ravel_alltoallv_names(names, sizeof names, ", ");
     ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend (one of: %s; or %s; "
-                    "or %s)", name, names, RADIX_FORMS, PADDED_FORMS);
+                    "or %s; or %s)", name, names, RADIX_FORMS, PADDED_FORMS,
+                    AUTO_FORMS);
     return NULL;
 }
 

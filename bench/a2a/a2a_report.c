@@ -55,7 +55,7 @@ FILE *a2a_report_csv_open(const char *path)
                      "median_us,mad_us,min_us,max_us,msgs_per_rank,"
                      "msgs_per_rank_max,bytes_per_rank,bytes_per_rank_max,"
                      "metadata_msgs_per_rank,data_bytes_per_rank,"
-                     "predicted_us,chose\n");
+                     "predicted_us,chose,mean_us\n");
     return csv;
 }
 
@@ -66,14 +66,14 @@ void a2a_report_csv_row(FILE *csv, const a2a_config *cfg, int P,
     a2a_dist_name(&cfg->dist, dist, sizeof dist);
     fprintf(csv,
             "%d,%s,%s,%s,%llu,%llu,%llu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,"
-            "%.1f,%.0f,%.3f,%.1f,%.3f,%s\n",
+            "%.1f,%.0f,%.3f,%.1f,%.3f,%s,%.3f\n",
             P, r->backend, dist, cfg->type_name,
             (unsigned long long)r->n_bytes, (unsigned long long)cfg->iters,
             (unsigned long long)cfg->warmup, (unsigned long long)cfg->seed,
             cfg->verify, r->median_us, r->mad_us, r->min_us, r->max_us,
             r->messages_mean, r->messages_max, r->bytes_mean, r->bytes_max,
             r->metadata_messages_mean, r->data_bytes_mean, r->predicted_us,
-            r->chose ? r->chose : "");
+            r->chose ? r->chose : "", r->mean_us);
     fflush(csv);
 }
 

@@ -12,6 +12,9 @@ typedef struct {
     const char *backend;
     uint64_t n_bytes;     /* the N of this row: largest block in bytes */
     double median_us, mad_us, min_us, max_us; /* of the slowest rank's times */
+    double mean_us;       /* their mean: what a run of these calls takes per
+                             call, when calls differ (auto agreeing at some
+                             calls only) */
     double messages_mean, messages_max; /* per rank and call */
     double bytes_mean, bytes_max;       /* per rank and call, padding incl. */
     double metadata_messages_mean;      /* per rank and call */

@@ -111,7 +111,10 @@ static int summarise(const a2a_exchange *x, const a2a_config *cfg,
                                    comm);
     if (err != MPI_SUCCESS)
         return err;
-    double calls = (double)cfg->iters, ranks = (double)x->P;
+    double calls = (double)cfg->iters, ranks = (double)x->P, sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += t->times[i];
+    r->mean_us = 1e6 * sum / calls;
     r->median_us = 1e6 * a2a_median(t->times, cfg->iters);
     r->min_us = 1e6 * t->times[0];
     r->max_us = 1e6 * t->times[cfg->iters - 1];
@@ -147,14 +150,14 @@ static int make_reference(const a2a_exchange *x, const a2a_config *cfg,
     return any_failed(failed, err, comm);
 }
 
-/* The model's time for backend `name` on this call (auto: for what it
- * chose last, which it reports), in microseconds. */
+/* The model's time for backend `name` on this call (auto and auto:agree:
+ * for what it chose last, which it reports), in microseconds. */
 static int predict(const char *name, const ravel_call_stats *s, MPI_Comm comm,
                    a2a_result *r)
 {
     double seconds = 0.0;
     int err;
-    if (strcmp(name, "auto") == 0) {
+    if (strcmp(name, "auto") == 0 || strncmp(name, "auto:", 5) == 0) {
         int choice = -1;
         err = ravel_comm_last_choice(comm, &choice, &seconds);
         r->chose = choice >= 0 ? ravel_alltoallv_name((size_t)choice) : NULL;

@@ -1,22 +1,47 @@
 /* auto: the backend the cost model predicts to be fastest for this call.
  *
  * No rank knows the whole call (each knows its own send and receive
- * counts), so auto first agrees on its global statistics (largest block,
- * largest per-rank send and receive, totals: ravel_call_stats) with one
- * allreduce of 9 words, unless the caller handed them over beforehand
- * with ravel_comm_hint_stats, as the relalg engine does from the counts it
- * exchanges anyway.  Then every rank evaluates the model (cost_model.c) on
+ * counts), so every rank must choose from statistics all ranks share
+ * (largest block, largest per-rank send and receive, totals:
+ * ravel_call_stats); then every rank evaluates the model (cost_model.c) on
  * the same numbers in the same order and calls the same backend: the ranks
  * cannot diverge, and ties go to the earlier backend in the registry.  The
- * model's ranks per node is the communicator's real layout.  A model that
- * cannot be loaded on any rank fails the call on every rank.
+ * model's ranks per node is the communicator's real layout.  Where the
+ * statistics come from:
  *
- * Cost: the chosen backend's, plus (without a hint) an allreduce,
- * L (alpha + 2 o).  Inside ravel_exchange_run the choice also counts the
- * count exchange that call makes before a backend that cannot discover
- * its receive counts (ravel_cost_choose_exchange).  A call whose statistics and model equal the previous
- * call's on the communicator reuses its choice without evaluating the model
- * again: a program repeating one exchange pattern pays the model once. */
+ *  - handed over with ravel_comm_hint_stats, as the relalg engine does
+ *    from the counts it exchanges anyway: nothing to agree on;
+ *  - else, while the exchange pattern is new or changing, agreed by one
+ *    allreduce of 9 words before the call, which costs L (alpha + 2 o),
+ *    as much as a whole Bruck exchange of small blocks;
+ *  - else, once two agreed calls in a row chose the same backend (the
+ *    pattern holds), from the last call's statistics, which that call
+ *    agreed on along its own messages: the Bruck family carries them in
+ *    10 words in front of each header (comm_carry, exact sums and maxima
+ *    by dissemination), the padded backends in the allreduce they make
+ *    anyway.  So an iterated exchange of small blocks pays no collective
+ *    of its own after its first two calls.  A backend that carries
+ *    nothing (spread-out, pairwise, vendor) leaves the next call to agree
+ *    by allreduce, so a pattern that holds on a direct exchange pays one
+ *    every other call.  The choice lags the statistics by one call: a
+ *    call unlike the last may run the last call's backend; its own
+ *    statistics, carried, end the carrying if its choice differs, so a
+ *    changing pattern falls back to agreeing at every call.
+ *
+ * `auto:agree` agrees by allreduce at every call (for comparison).  A
+ * model that cannot be loaded on any rank fails the call on every rank in
+ * an agreeing call; a carrying call uses the model of the calls before
+ * it, which cannot fail.  A rank with bad arguments in a carrying call
+ * fails as with a fixed backend (MPI_Alltoallv's own rule: the program is
+ * erroneous), where an agreeing call makes every rank fail.
+ *
+ * Cost: the chosen backend's, plus an allreduce in an agreeing call, plus
+ * 80 bytes a message in a carrying one.  Inside ravel_exchange_run the
+ * choice also counts the count exchange that call makes before a backend
+ * that cannot discover its receive counts (ravel_cost_choose_exchange);
+ * that path always agrees (or is told).  A call whose statistics and model
+ * equal the previous choice's reuses it without evaluating the model
+ * again. */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
@@ -46,32 +71,49 @@ static int same_choice(const comm_context *ctx, const ravel_call_stats *s,
            w->ranks_per_node == m->ranks_per_node;
 }
 
-static void choose(comm_context *ctx, const ravel_call_stats *s,
-                   const ravel_cost_params *m, int in_exchange)
+/* The registry index of the model's choice for *s. */
+static int model_choice(const ravel_call_stats *s, const ravel_cost_params *m,
+                        int in_exchange, double *predicted)
 {
-    double predicted;
     const char *name = in_exchange
-                           ? ravel_cost_choose_exchange(m, s, &predicted)
-                           : ravel_cost_choose(m, s, &predicted);
+                           ? ravel_cost_choose_exchange(m, s, predicted)
+                           : ravel_cost_choose(m, s, predicted);
     /* A radix outside the fixed rows joins the table when first looked
      * up, on every rank alike (they choose alike); a table already full
      * of other radices leaves the fixed rows. */
     if (name && !ravel_alltoallv_lookup(name)) {
         ravel_error_clear();
-        name = ravel_cost_choose_fixed(m, s, in_exchange, &predicted);
+        name = ravel_cost_choose_fixed(m, s, in_exchange, predicted);
     }
     if (!name) /* no finite prediction: cannot happen with a valid model */
         name = ravel_alltoallv_name(0);
-    ctx->last_choice = 0;
+    int choice = 0;
     for (size_t i = 0; i < ravel_alltoallv_count(); i++)
         if (strcmp(ravel_alltoallv_name(i), name) == 0)
-            ctx->last_choice = (int)i;
+            choice = (int)i;
+    return choice;
+}
+
+static void choose(comm_context *ctx, const ravel_call_stats *s,
+                   const ravel_cost_params *m, int in_exchange)
+{
+    double predicted;
+    ctx->last_choice = model_choice(s, m, in_exchange, &predicted);
     ctx->last_predicted = predicted;
     ctx->chosen_for = *s;
     ctx->chosen_with = *m;
     ctx->chosen_in_exchange = in_exchange;
     ctx->chosen_fn = ravel_alltoallv_lookup(ravel_alltoallv_name(
         (size_t)ctx->last_choice));
+}
+
+/* The model of this process, with this communicator's layout. */
+static ravel_cost_params layout_model(const comm_context *ctx,
+                                      const ravel_cost_params *model)
+{
+    ravel_cost_params m = *model;
+    m.ranks_per_node = ctx->node_ranks;
+    return m;
 }
 
 int comm_auto_decide(comm_context *ctx, const int counts[],
@@ -94,11 +136,84 @@ int comm_auto_decide(comm_context *ctx, const int counts[],
     }
     if (err != MPI_SUCCESS)
         return err;
-    ravel_cost_params m = *model; /* with this communicator's layout */
-    m.ranks_per_node = ctx->node_ranks;
+    ravel_cost_params m = layout_model(ctx, model);
     if (!same_choice(ctx, &s, &m, in_exchange))
         choose(ctx, &s, &m, in_exchange);
     return MPI_SUCCESS;
+}
+
+/* A carrying call: the choice for the last call's statistics, which every
+ * rank knows.  The model was loaded by an earlier call: it cannot fail. */
+static void decide_carried(comm_context *ctx)
+{
+    const ravel_cost_params *model = NULL;
+    ravel_comm_model(&model, NULL);
+    ravel_cost_params m = layout_model(ctx, model);
+    if (!same_choice(ctx, &ctx->known_stats, &m, 0))
+        choose(ctx, &ctx->known_stats, &m, 0);
+}
+
+/* After a call whose statistics *s every rank knows: the model's choice
+ * for them, and whether it repeats the last known call's. */
+static void remember(comm_context *ctx, const ravel_call_stats *s)
+{
+    int choice = ctx->last_choice; /* the choice made for *s, if it was */
+    if (!same_stats(&ctx->chosen_for, s)) {
+        const ravel_cost_params *model = NULL;
+        ravel_comm_model(&model, NULL);
+        ravel_cost_params m = layout_model(ctx, model);
+        double predicted;
+        choice = model_choice(s, &m, 0, &predicted);
+    }
+    ctx->repeats = ctx->known && choice == ctx->known_choice
+                       ? ctx->repeats + 1
+                       : 0;
+    ctx->known = 1;
+    ctx->known_stats = *s;
+    ctx->known_choice = choice;
+}
+
+static int run_auto(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, int may_carry, const char *name)
+{
+    ravel_error_clear();
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return comm_report_error(comm, name, err);
+    int carrying = may_carry && !ctx->hinted && ctx->known &&
+                   ctx->repeats >= 1;
+    if (carrying) {
+        decide_carried(ctx);
+    } else {
+        int in_place = sendbuf == MPI_IN_PLACE;
+        err = comm_auto_decide(ctx, in_place ? recvcounts : sendcounts,
+                               in_place ? recvtype : sendtype, recvcounts,
+                               recvtype, 0);
+    }
+    if (err != MPI_SUCCESS) {
+        ctx->known = 0;
+        return comm_report_error(comm, name, err);
+    }
+    ravel_call_stats agreed = ctx->chosen_for;
+    ctx->last_carried = carrying;
+    ctx->carry_wanted = carrying;
+    ctx->carry.done = 0; /* vendor never starts one */
+    err = ctx->chosen_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                         recvcounts, rdispls, recvtype, comm);
+    ctx->carry_wanted = 0;
+    if (err != MPI_SUCCESS)
+        ctx->known = 0;
+    else if (!carrying)
+        remember(ctx, &agreed);
+    else if (ctx->carry.done)
+        remember(ctx, &ctx->carry.agreed);
+    else
+        ctx->known = 0; /* the next call agrees */
+    return err;
 }
 
 int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
@@ -107,17 +222,16 @@ int ravel_alltoallv_auto(const void *sendbuf, const int sendcounts[],
                          const int rdispls[], MPI_Datatype recvtype,
                          MPI_Comm comm)
 {
-    ravel_error_clear();
-    comm_context *ctx;
-    int err = comm_context_get(comm, &ctx);
-    if (err == MPI_SUCCESS) {
-        int in_place = sendbuf == MPI_IN_PLACE;
-        err = comm_auto_decide(ctx, in_place ? recvcounts : sendcounts,
-                               in_place ? recvtype : sendtype, recvcounts,
-                               recvtype, 0);
-    }
-    if (err != MPI_SUCCESS)
-        return comm_report_error(comm, "auto", err);
-    return ctx->chosen_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                          recvcounts, rdispls, recvtype, comm);
+    return run_auto(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                    recvcounts, rdispls, recvtype, comm, 1, "auto");
+}
+
+int comm_alltoallv_auto_agree(const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    return run_auto(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                    recvcounts, rdispls, recvtype, comm, 0, "auto:agree");
 }

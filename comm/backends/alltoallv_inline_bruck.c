@@ -76,12 +76,19 @@ static int post_sends(const comm_exchange *x, inline_state *s, int k,
     return err;
 }
 
-/* Reads the header of the first message into sizes_in; *data gets the
- * blocks' total. */
-static void read_header(inline_state *s, int n, size_t *data)
+/* Reads the header of step k's first message: auto's carried agreement
+ * (when the call carries one), then the sizes into sizes_in; *data gets
+ * the blocks' total. */
+static void read_header(const comm_exchange *x, inline_state *s, int k,
+                        int n, size_t *data)
 {
-    size_t header = (size_t)n * sizeof(uint64_t);
-    memcpy(s->b.sizes_in, s->b.incoming, header);
+    size_t sizes = (size_t)n * sizeof(uint64_t);
+    size_t pre = bruck_header_bytes(x, n) - sizes;
+    if (x->carry) {
+        comm_carry_receive(x->carry, k, 1, s->b.incoming);
+        comm_carry_round_end(x->carry, k);
+    }
+    memcpy(s->b.sizes_in, s->b.incoming + pre, sizes);
     *data = 0;
     for (int i = 0; i < n; i++)
         *data += (size_t)s->b.sizes_in[i];
@@ -93,7 +100,8 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
     int from = ((me - (1 << k)) % P + P) % P;
     size_t out_data;
     int n = bruck_step_sizes(x, &s->b, k, &out_data);
-    size_t header = (size_t)n * sizeof(uint64_t);
+    size_t header = bruck_header_bytes(x, n);
+    size_t pre = header - (size_t)n * sizeof(uint64_t);
     size_t bound = header + INLINE_BRUCK_EAGER;
     size_t out = header + out_data;
     size_t first = out < bound ? out : bound;
@@ -114,7 +122,9 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
                                  "receive staging");
     if (err != MPI_SUCCESS)
         return err;
-    memcpy(s->b.outgoing, s->b.sizes_out, header);
+    if (x->carry)
+        comm_carry_pack(x->carry, s->b.outgoing);
+    memcpy(s->b.outgoing + pre, s->b.sizes_out, header - pre);
     if (too_big == MPI_SUCCESS)
         bruck_pack_blocks(x, &s->b, k, n, s->b.positions,
                           s->b.outgoing + header);
@@ -139,7 +149,7 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
 
     size_t in_data = 0, rest_in = 0;
     if (err == MPI_SUCCESS) {
-        read_header(s, n, &in_data);
+        read_header(x, s, k, n, &in_data);
         rest_in = in_data > INLINE_BRUCK_EAGER ? in_data - INLINE_BRUCK_EAGER
                                                : 0;
         err = comm_int_count(rest_in, "an inline Bruck step's second "
@@ -173,10 +183,12 @@ int comm_inline_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
+    if (x->carry)
+        comm_carry_begin(x->carry, x, 2);
     if (err != MPI_SUCCESS || P == 1)
         return err;
     inline_state s = {0};
-    s.room = (size_t)ravel_bruck_max_step_positions(P) * sizeof(uint64_t);
+    s.room = bruck_header_bytes(x, ravel_bruck_max_step_positions(P));
     err = bruck_state_allocate(&s.b, P, 2, "inline Bruck");
     for (int k = 0; err == MPI_SUCCESS && k < ravel_bruck_steps(P); k++)
         err = inline_step(x, &s, k);

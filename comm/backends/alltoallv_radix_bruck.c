@@ -71,11 +71,12 @@ typedef struct {
                              and r second receives */
 } radix_state;
 
-static int radix_state_allocate(radix_state *s, int P, int r)
+static int radix_state_allocate(const comm_exchange *x, radix_state *s,
+                                int P, int r)
 {
     s->r = r;
     s->eager = radix_bruck_eager(r);
-    s->room = (size_t)ravel_radix_max_positions(P, r) * sizeof(uint64_t);
+    s->room = bruck_header_bytes(x, ravel_radix_max_positions(P, r));
     s->first = malloc(((size_t)r + 1) * sizeof *s->first);
     s->msg = calloc((size_t)r, sizeof *s->msg);
     s->request = malloc(4 * (size_t)r * sizeof *s->request);
@@ -109,7 +110,8 @@ static int pack_message(const comm_exchange *x, radix_state *s, int k, int d)
     const int *positions = s->b.positions + s->first[d];
     uint64_t *sizes = s->b.sizes_out + s->first[d];
     m->out_data = bruck_block_sizes(x, &s->b, k, m->n, positions, sizes);
-    size_t header = (size_t)m->n * sizeof(uint64_t);
+    size_t header = bruck_header_bytes(x, m->n);
+    size_t pre = header - (size_t)m->n * sizeof(uint64_t);
     size_t out = header + m->out_data, bound = header + s->eager;
     m->first = out < bound ? out : bound;
     /* A second message over INT_MAX bytes is refused before a byte of it
@@ -125,7 +127,9 @@ static int pack_message(const comm_exchange *x, radix_state *s, int k, int d)
                                  "send staging");
     if (err != MPI_SUCCESS)
         return err;
-    memcpy(m->out, sizes, header);
+    if (x->carry) /* auto's carried agreement, the same for every digit */
+        comm_carry_pack(x->carry, m->out);
+    memcpy(m->out + pre, sizes, header - pre);
     if (m->too_big == MPI_SUCCESS)
         bruck_pack_blocks(x, &s->b, k, m->n, positions, m->out + header);
     comm_stats_header(header);
@@ -138,9 +142,12 @@ static int read_header(const comm_exchange *x, radix_state *s, int k, int d,
                        MPI_Request *request, int *posted)
 {
     radix_message *m = &s->msg[d];
-    size_t header = (size_t)m->n * sizeof(uint64_t), data = 0;
+    size_t header = bruck_header_bytes(x, m->n), data = 0;
+    size_t pre = header - (size_t)m->n * sizeof(uint64_t);
     uint64_t *sizes = s->b.sizes_in + s->first[d];
-    memcpy(sizes, m->in, header);
+    if (x->carry)
+        comm_carry_receive(x->carry, k, d, m->in);
+    memcpy(sizes, m->in + pre, header - pre);
     for (int i = 0; i < m->n; i++)
         data += (size_t)sizes[i];
     m->rest_in = data > s->eager ? data - s->eager : 0;
@@ -178,7 +185,7 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
         radix_message *m = &s->msg[d];
         if (m->n == 0)
             continue;
-        size_t header = (size_t)m->n * sizeof(uint64_t);
+        size_t header = bruck_header_bytes(x, m->n);
         err = bruck_staging_grow(&m->in, &m->in_size, s->room + s->eager,
                                  s->room, "receive staging");
         if (err == MPI_SUCCESS)
@@ -198,8 +205,7 @@ static int post_round(const comm_exchange *x, radix_state *s, int k,
                              x->ctx, &send[*nsend], 0);
         if (err == MPI_SUCCESS)
             ++*nsend;
-        size_t rest = m->out_data + (size_t)m->n * sizeof(uint64_t) -
-                      m->first;
+        size_t rest = m->out_data + bruck_header_bytes(x, m->n) - m->first;
         if (err == MPI_SUCCESS && m->too_big == MPI_SUCCESS && rest) {
             err = comm_isend(message + m->first, rest, m->peer_to,
                              TAG_REST + k, x->ctx, &send[*nsend], 0);
@@ -242,6 +248,8 @@ static int radix_round(const comm_exchange *x, radix_state *s, int k)
     for (int d = 1; d < s->r && err == MPI_SUCCESS; d++)
         if (s->msg[d].n)
             err = read_header(x, s, k, d, &pending[npending], &npending);
+    if (err == MPI_SUCCESS && x->carry)
+        comm_carry_round_end(x->carry, k);
     int wait_err = comm_waitall(x->ctx, npending, pending);
     if (err == MPI_SUCCESS)
         err = wait_err;
@@ -254,7 +262,7 @@ static int radix_round(const comm_exchange *x, radix_state *s, int k)
         for (int i = 0; i < m->n; i++)
             in_first += (size_t)s->b.sizes_in[s->first[d] + i];
         in_first -= m->rest_in;
-        bruck_arrival a = {{m->in + (size_t)m->n * sizeof(uint64_t), m->rest},
+        bruck_arrival a = {{m->in + bruck_header_bytes(x, m->n), m->rest},
                            {in_first, m->rest_in}};
         if (err == MPI_SUCCESS)
             err = bruck_unpack_blocks(x, &s->b, k, m->n,
@@ -268,11 +276,13 @@ int comm_radix_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
+    int r = x->param < P ? x->param : P;
+    if (x->carry)
+        comm_carry_begin(x->carry, x, r);
     if (err != MPI_SUCCESS || P == 1)
         return err;
-    int r = x->param < P ? x->param : P;
     radix_state s = {0};
-    err = radix_state_allocate(&s, P, r);
+    err = radix_state_allocate(x, &s, P, r);
     for (int k = 0; err == MPI_SUCCESS && k < ravel_radix_rounds(P, r); k++)
         err = radix_round(x, &s, k);
     radix_state_release(&s);

@@ -28,12 +28,20 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
 {
     size_t out_bytes, in_bytes = 0;
     int n = bruck_step_sizes(x, s, k, &out_bytes);
-    int err = comm_step_exchange(x, k, s->sizes_out,
-                                 (size_t)n * sizeof(uint64_t), s->sizes_in,
-                                 (size_t)n * sizeof(uint64_t), TAG_META + k,
-                                 1);
+    /* auto's carried agreement, when asked for, rides in front of the
+     * sizes (meta_out holds its room right before sizes_out). */
+    size_t meta = bruck_header_bytes(x, n), pre = meta - (size_t)n * 8;
+    if (x->carry)
+        comm_carry_pack(x->carry, s->meta_out);
+    int err = comm_step_exchange(x, k, (char *)s->sizes_out - pre, meta,
+                                 (char *)s->sizes_in - pre, meta,
+                                 TAG_META + k, 1);
     if (err != MPI_SUCCESS)
         return err;
+    if (x->carry) {
+        comm_carry_receive(x->carry, k, 1, s->meta_in);
+        comm_carry_round_end(x->carry, k);
+    }
     for (int i = 0; i < n; i++)
         in_bytes += (size_t)s->sizes_in[i];
     /* A data message over INT_MAX bytes is refused before a byte of it is
@@ -65,6 +73,8 @@ int comm_two_phase_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     int err = comm_copy_self(x);
+    if (x->carry)
+        comm_carry_begin(x->carry, x, 2);
     if (err != MPI_SUCCESS || P == 1)
         return err;
     bruck_state s = {0};

@@ -59,6 +59,11 @@ static int transit_slot(bruck_transit *t, int j, size_t len, char **out)
     return MPI_SUCCESS;
 }
 
+size_t bruck_header_bytes(const comm_exchange *x, int n)
+{
+    return (x->carry ? CARRY_BYTES : 0) + (size_t)n * sizeof(uint64_t);
+}
+
 size_t radix_bruck_eager(int radix)
 {
     size_t share = INLINE_BRUCK_EAGER / (size_t)(radix > 2 ? radix - 1 : 1);
@@ -70,8 +75,10 @@ int bruck_state_allocate(bruck_state *s, int P, int radix, const char *who)
     size_t most = (size_t)P;
     s->radix = radix;
     s->positions = malloc(most * sizeof *s->positions);
-    s->sizes_out = malloc(most * sizeof *s->sizes_out);
-    s->sizes_in = malloc(most * sizeof *s->sizes_in);
+    s->meta_out = malloc((CARRY_WORDS + most) * sizeof *s->meta_out);
+    s->meta_in = malloc((CARRY_WORDS + most) * sizeof *s->meta_in);
+    s->sizes_out = s->meta_out ? s->meta_out + CARRY_WORDS : NULL;
+    s->sizes_in = s->meta_in ? s->meta_in + CARRY_WORDS : NULL;
     s->transit.slot = calloc((size_t)P, sizeof(char *));
     s->transit.slot_len = calloc((size_t)P, sizeof(size_t));
     s->transit.slot_cap = calloc((size_t)P, sizeof(size_t));
@@ -85,8 +92,8 @@ int bruck_state_allocate(bruck_state *s, int P, int radix, const char *who)
 void bruck_state_release(bruck_state *s)
 {
     free(s->positions);
-    free(s->sizes_out);
-    free(s->sizes_in);
+    free(s->meta_out);
+    free(s->meta_in);
     comm_payload_free(s->outgoing);
     comm_payload_free(s->incoming);
     for (size_t c = 0; c < s->transit.nchunks; c++)

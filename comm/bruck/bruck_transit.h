@@ -53,12 +53,19 @@ typedef struct {
     int *positions;      /* [P] the positions moving in the current round */
     uint64_t *sizes_out; /* [P] sizes of the blocks sent, by position index */
     uint64_t *sizes_in;  /* [P] sizes of the blocks received */
+    uint64_t *meta_out;  /* [CARRY_WORDS + P]: room for auto's carried
+                            agreement right before sizes_out */
+    uint64_t *meta_in;   /* the same before sizes_in */
     char *outgoing;      /* send staging */
     size_t outgoing_size;
     char *incoming;      /* receive staging */
     size_t incoming_size;
     bruck_transit transit;
 } bruck_state;
+
+/* The header in front of a message's blocks: auto's carried agreement
+ * when the call carries one (x->carry), then the n blocks' sizes. */
+size_t bruck_header_bytes(const comm_exchange *x, int n);
 
 /* Allocates the per-call arrays for P ranks in radix r (2 <= r <= P);
  * `who` names the backend in the error. */

@@ -112,3 +112,19 @@ int ravel_comm_last_choice(MPI_Comm comm, int *index, double *predicted)
         *predicted = ctx->last_predicted;
     return MPI_SUCCESS;
 }
+
+int ravel_comm_auto_memory(MPI_Comm comm, int *known, ravel_call_stats *s,
+                           int *carried)
+{
+    comm_context *ctx;
+    int err = comm_context_get(comm, &ctx);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (known)
+        *known = ctx->known;
+    if (s)
+        *s = ctx->known_stats;
+    if (carried)
+        *carried = ctx->last_carried;
+    return MPI_SUCCESS;
+}

@@ -359,10 +359,10 @@ int main(int argc, char **argv)
      * the loops below run over): radix-bruck at more radices than its
      * default 4 -- 2 (the binary schedule), odd radices (partial top
      * rounds) and 16 (one round, a direct exchange, at every P here) --
-     * and padded Bruck with rotations. */
+     * padded Bruck with rotations, and auto agreeing before every call. */
     const char *const variants[] = {"radix-bruck:2", "radix-bruck:3",
                                     "radix-bruck:5", "radix-bruck:16",
-                                    "padded-bruck:basic"};
+                                    "padded-bruck:basic", "auto:agree"};
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         checks++;
         if (!ravel_alltoallv_lookup(variants[i]))

@@ -96,6 +96,25 @@ TEST(Registry, PaddedBruckVariants)
     EXPECT_EQ(ravel_alltoallv_count(), before + 2); // both good names
 }
 
+TEST(Registry, AutoVariants)
+{
+    size_t before = ravel_alltoallv_count();
+    ravel_alltoallv_fn agree = ravel_alltoallv_lookup("auto:agree");
+    ASSERT_NE(agree, nullptr) << ravel_error_message();
+    EXPECT_NE(agree, &ravel_alltoallv_auto);
+    for (const char *bad : {"auto:", "auto:Agree", "auto:carry", "auto:2"}) {
+        EXPECT_EQ(ravel_alltoallv_lookup(bad), nullptr) << bad;
+        std::string why = ravel_error_message();
+        EXPECT_NE(why.find(std::string("'") + bad + "' is not a backend"),
+                  std::string::npos)
+            << why;
+        EXPECT_NE(why.find("auto:agree (an allreduce before every call"),
+                  std::string::npos)
+            << why;
+    }
+    EXPECT_EQ(ravel_alltoallv_count(), before + 1);
+}
+
 TEST(Registry, NamesAreUniqueAndListed)
 {
     std::set<std::string> names;

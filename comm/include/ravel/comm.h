@@ -21,7 +21,11 @@
  *                    HPDC'25); `radix-bruck` is r = 4, `radix-bruck:R` any
  *                    R >= 2 (R >= P: one round, a direct exchange)
  *   auto             per call, the backend ravel/cost_model.h predicts to be
- *                    fastest (every rank picks the same one)
+ *                    fastest (every rank picks the same one): from
+ *                    statistics agreed by an allreduce while the exchange
+ *                    pattern is new or changing, then from the last
+ *                    call's, carried along that call's own messages;
+ *                    `auto:agree` agrees by allreduce before every call
  *
  * Guarantees of every backend, the same as MPI_Alltoallv's:
  *  - results byte-identical to MPI_Alltoallv for any P >= 1, any counts

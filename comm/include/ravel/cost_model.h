@@ -166,6 +166,14 @@ int ravel_comm_hint_stats(MPI_Comm comm, const ravel_call_stats *s);
  * prediction); *index = -1 before any. */
 int ravel_comm_last_choice(MPI_Comm comm, int *index, double *predicted);
 
+/* What auto knows of its last call on `comm` (alltoallv form): *known = 1
+ * and its statistics in *s when every rank agreed on them (by allreduce,
+ * by hint, or along the call's own messages), else 0; *carried = 1 when
+ * that call chose from the statistics of the call before it instead of
+ * agreeing first.  Either pointer but comm may be NULL. */
+int ravel_comm_auto_memory(MPI_Comm comm, int *known, ravel_call_stats *s,
+                           int *carried);
+
 #ifdef __cplusplus
 }
 #endif

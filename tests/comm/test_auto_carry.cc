@@ -1,0 +1,217 @@
+// auto's agreement carried along an exchange (comm_carry, alltoallv_auto.c).
+//
+// Part 1, the dissemination: every backend that carries is run with the
+// carry asked for, and the statistics it ends with must equal, on every
+// rank, those ravel_call_stats_of computes sequentially from the whole
+// matrix (which every rank here can build), and the data must arrive as
+// sent.  Backends that carry nothing must say so (but on one rank ravel's
+// own know the whole call).
+//
+// Part 2, auto's use of it: over a sequence of calls, every rank makes the
+// same choice; a call that carried chose what the model picks for the
+// previous call's matrix, any other what it picks for its own; what auto
+// remembers is the call's true statistics; a pattern that holds on a
+// carrying backend is carried, and one that alternates between backends
+// never is.  Runs under mpiexec on many P (the digits of P in each radix
+// decide which windows the dissemination completes).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mpi_gtest_main.h"
+#include "pattern_calls.h"
+#include "ravel/comm.h"
+#include "ravel/cost_model.h"
+
+extern "C" {
+#include "comm_internal.h" // to ask one named backend to carry
+}
+
+namespace {
+
+int rank_, size_;
+
+void expect_stats_eq(const ravel_call_stats &got, const ravel_call_stats &want)
+{
+    EXPECT_EQ(got.P, want.P);
+    EXPECT_EQ(got.max_block, want.max_block);
+    EXPECT_EQ(got.max_send, want.max_send);
+    EXPECT_EQ(got.max_recv, want.max_recv);
+    EXPECT_EQ(got.total, want.total);
+    EXPECT_EQ(got.nonempty, want.nonempty);
+    EXPECT_EQ(got.max_nonempty_send, want.max_nonempty_send);
+    EXPECT_EQ(got.max_nonempty_recv, want.max_nonempty_recv);
+    EXPECT_EQ(got.max_self, want.max_self);
+}
+
+bool same_on_every_rank(int v)
+{
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+const char *const kCarrying[] = {
+    "two-phase-bruck", "inline-bruck",       "radix-bruck:2",
+    "radix-bruck:3",   "radix-bruck",        "radix-bruck:5",
+    "radix-bruck:16",  "radix-bruck:1000",   "padded-bruck",
+    "padded-bruck:basic", "padded-alltoall"};
+const char *const kNotCarrying[] = {"vendor", "spread-out", "pairwise"};
+
+// The name of what the model picks for matrix m on this machine's layout.
+std::string model_pick(const ravel_cost_params &model,
+                       const std::vector<uint64_t> &m)
+{
+    ravel_cost_params p = model;
+    p.ranks_per_node = size_;
+    ravel_call_stats s;
+    ravel_call_stats_of(size_, m.data(), &s);
+    return ravel_cost_choose(&p, &s, nullptr);
+}
+
+std::string last_choice()
+{
+    int choice = -1;
+    EXPECT_EQ(ravel_comm_last_choice(MPI_COMM_WORLD, &choice, nullptr),
+              MPI_SUCCESS);
+    return choice >= 0 ? ravel_alltoallv_name((size_t)choice) : "none";
+}
+
+} // namespace
+
+TEST(AutoCarry, EveryCarryingBackendEndsWithTheWholeMatrixsStatistics)
+{
+    comm_context *ctx = nullptr;
+    ASSERT_EQ(comm_context_get(MPI_COMM_WORLD, &ctx), MPI_SUCCESS);
+    for (const char *backend : kCarrying)
+        for (int pattern : kPatterns)
+            for (uint64_t seed : {3u, 8u}) {
+                SCOPED_TRACE(std::string(backend) + " pattern " +
+                             std::to_string(pattern) + " seed " +
+                             std::to_string(seed) + " P=" +
+                             std::to_string(size_) + " rank " +
+                             std::to_string(rank_));
+                std::vector<uint64_t> m = pattern_matrix(pattern, seed, size_);
+                PatternCall c = pattern_call(m, rank_, size_);
+                ctx->carry_wanted = 1;
+                int err = c.run(backend);
+                ctx->carry_wanted = 0;
+                ASSERT_EQ(err, MPI_SUCCESS);
+                EXPECT_TRUE(c.arrived());
+                ASSERT_TRUE(ctx->carry.done);
+                ravel_call_stats want;
+                ravel_call_stats_of(size_, m.data(), &want);
+                expect_stats_eq(ctx->carry.agreed, want);
+            }
+}
+
+TEST(AutoCarry, DirectExchangesCarryNothing)
+{
+    comm_context *ctx = nullptr;
+    ASSERT_EQ(comm_context_get(MPI_COMM_WORLD, &ctx), MPI_SUCCESS);
+    for (const char *backend : kNotCarrying) {
+        PatternCall c =
+            pattern_call(pattern_matrix(SHAPE_RANDOM, 4, size_), rank_, size_);
+        ctx->carry.done = 0;
+        ctx->carry_wanted = 1;
+        int err = c.run(backend);
+        ctx->carry_wanted = 0;
+        ASSERT_EQ(err, MPI_SUCCESS) << backend;
+        EXPECT_TRUE(c.arrived()) << backend;
+        // One rank knows its whole call, except inside MPI's own (vendor).
+        bool alone = size_ == 1 && std::string(backend) != "vendor";
+        EXPECT_EQ(ctx->carry.done, alone) << backend;
+    }
+}
+
+// The sequence: runs of one pattern, then alternations.  Checked call by
+// call against the model's pick on the whole matrices.
+TEST(AutoCarry, AutoChoosesFromTheLastCallOnlyWhileThePatternHolds)
+{
+    // A model where posting a message costs a millisecond: a Bruck
+    // exchange (2 ceil(log2 P) posts) beats a direct one (2 (P-1)) from 4
+    // ranks on, except on an all-zero matrix, where a direct exchange
+    // posts nothing.  Then the built-in model.
+    ravel_cost_params cpu, builtin;
+    ravel_cost_params_default(&builtin);
+    cpu = builtin;
+    cpu.o = 1e-3;
+    std::vector<std::vector<uint64_t>> seq;
+    for (int i = 0; i < 5; i++)
+        seq.push_back(pattern_matrix(SHAPE_RANDOM, 11, size_));
+    for (int i = 0; i < 3; i++)
+        seq.push_back(pattern_matrix(kUniform, 0, size_));
+    for (int i = 0; i < 6; i++)
+        seq.push_back(
+            pattern_matrix(i % 2 ? SHAPE_ALL_ZERO : SHAPE_RANDOM, 5, size_));
+    for (const ravel_cost_params *model : {&cpu, &builtin}) {
+        ravel_comm_set_model(model, "test"); // a new model: a new memory
+        std::vector<uint64_t> prev = pattern_matrix(SHAPE_ALL_ZERO, 0, size_);
+        PatternCall reset = pattern_call(prev, rank_, size_);
+        ASSERT_EQ(reset.run("auto:agree"), MPI_SUCCESS);
+        int carried_calls = 0, carrying_picks = 0;
+        for (size_t i = 0; i < seq.size(); i++) {
+            SCOPED_TRACE("call " + std::to_string(i) + " P=" +
+                         std::to_string(size_) + " rank " +
+                         std::to_string(rank_));
+            PatternCall c = pattern_call(seq[i], rank_, size_);
+            ASSERT_EQ(c.run("auto"), MPI_SUCCESS);
+            EXPECT_TRUE(c.arrived());
+            int known = 0, carried = 0;
+            ravel_call_stats s;
+            ASSERT_EQ(ravel_comm_auto_memory(MPI_COMM_WORLD, &known, &s,
+                                             &carried),
+                      MPI_SUCCESS);
+            std::string chose = last_choice();
+            EXPECT_TRUE(same_on_every_rank(carried));
+            EXPECT_TRUE(same_on_every_rank(known));
+            int choice = -1;
+            ravel_comm_last_choice(MPI_COMM_WORLD, &choice, nullptr);
+            EXPECT_TRUE(same_on_every_rank(choice));
+            EXPECT_EQ(chose, model_pick(*model, carried ? prev : seq[i]))
+                << "carried " << carried;
+            prev = seq[i];
+            if (known) {
+                ravel_call_stats want;
+                ravel_call_stats_of(size_, seq[i].data(), &want);
+                expect_stats_eq(s, want);
+            }
+            carried_calls += carried;
+            // The first run: its third call on may carry, and does when
+            // the backend of the run carries.
+            if (i >= 2 && i < 5) {
+                std::string pick = model_pick(*model, seq[i]);
+                bool carries = pick != "vendor" && pick != "spread-out" &&
+                               pick != "pairwise";
+                carrying_picks += carries;
+                if (carries) {
+                    EXPECT_TRUE(carried);
+                }
+            }
+            // The alternation: its second call may run the first's pick
+            // (the lag), none after it when the two picks differ.
+            if (i >= 10 && model_pick(*model, seq[8]) !=
+                              model_pick(*model, seq[9])) {
+                EXPECT_FALSE(carried);
+            }
+        }
+        if (carrying_picks > 0) {
+            EXPECT_GT(carried_calls, 0);
+        }
+        if (model == &cpu && size_ >= 4) { // the test tests something
+            EXPECT_GT(carrying_picks, 0);
+            EXPECT_NE(model_pick(cpu, seq[8]), model_pick(cpu, seq[9]));
+        }
+    }
+    ravel_cost_params_default(&builtin);
+    ravel_comm_set_model(&builtin, "built-in");
+}
+
+int main(int argc, char **argv)
+{
+    return mpi_gtest_main(argc, argv, &rank_, &size_, "AutoCarry");
+}
