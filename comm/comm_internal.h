@@ -57,8 +57,8 @@ typedef struct {
                                charged to the backends that need one) */
     ravel_alltoallv_fn chosen_fn;
     /* auto's memory of the pattern (alltoallv_auto.c): the statistics of
-     * the last call when every rank knows them, the model's choice for
-     * them, and how many calls in a row chose the same. */
+     * the last call every rank knows them of, the model's choice for them,
+     * and how many such calls in a row chose the same. */
     int carry_wanted;     /* the next kernel carries its call's statistics */
     comm_carry carry;
     int known;
@@ -66,6 +66,9 @@ typedef struct {
     int known_choice;
     int repeats;
     int last_carried;     /* the last call chose from the one before */
+    int blind_calls;      /* calls since known_stats's whose statistics no
+                             rank learnt (their backend carries none) */
+    double blind_seconds; /* their predicted time */
 } comm_context;
 
 /* The cached context of `user`, made (collectively) on first use. */

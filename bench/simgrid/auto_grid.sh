@@ -9,8 +9,11 @@
 #               choose alike, then chooses from the last call's, which that
 #               call agreed on along its own messages.  Two untimed calls,
 #               then two timed ones: the pattern's steady state (with a
-#               direct exchange chosen, the timed pair is one agreeing and
-#               one carried call); its row's mean_us is the time per call.
+#               direct exchange chosen, which carries nothing, auto agrees
+#               again once the calls since its last agreement are predicted
+#               to take 20 allreduces: AUTO_ITERS timed calls, a whole
+#               number of those cycles); its row's mean_us is the time per
+#               call.
 #   auto:agree  an allreduce before every call (one timed call).
 #   auto+hint   told each call's statistics (--hint-stats), as inside
 #               ravel's engine, whose count exchange carries them.
@@ -22,16 +25,17 @@
 # Environment: NS (default 16,64,256,1024,2048), DISTS (default "uniform
 # range:50 normal power-law:0.99"), COMMS (the fixed backends, default
 # every one but vendor; "none" for auto only), AUTOS (default "auto
-# auto:agree hint"), VENDOR_MAX_P (default 128: SimGrid's own alltoallv
-# posts P-1 messages 4 peers at a time, the slowest of all here and the
-# costliest for the host; auto can still choose it), HOST_LOG (host
-# seconds and peak memory per run).
+# auto:agree hint"), AUTO_ITERS (default 2; 6 covers auto's cycles of
+# 1, 2 and 3 calls on a direct exchange), VENDOR_MAX_P (default 128:
+# SimGrid's own alltoallv posts P-1 messages 4 peers at a time, the
+# slowest of all here and the costliest for the host; auto can still
+# choose it), HOST_LOG (host seconds and peak memory per run).
 #
 # auto reads the platform's model, bench/simgrid/theta-model.json, whose
 # every parameter theta.xml cites; the model is not fitted to these runs.
 set -eu
 if [ $# -lt 2 ]; then
-    sed -n '18,28p' "$0" >&2
+    sed -n '21,32p' "$0" >&2
     exit 2
 fi
 program=$1 csv=$2
@@ -64,7 +68,8 @@ for P in "$@"; do
             run "$P" "$dist" "$comms" --comm="$comms" --iters=1 --warmup=0
         for a in $AUTOS; do
             case $a in
-            auto) run "$P" "$dist" auto --comm=auto --iters=2 --warmup=2 ;;
+            auto) run "$P" "$dist" auto --comm=auto \
+                      --iters="${AUTO_ITERS:-2}" --warmup=2 ;;
             hint) run "$P" "$dist" auto+hint --comm=auto --hint-stats \
                       --iters=1 --warmup=0 ;;
             *) run "$P" "$dist" "$a" --comm="$a" --iters=1 --warmup=0 ;;

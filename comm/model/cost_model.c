@@ -744,6 +744,13 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
     return radix > 0 ? predict_radix(&c, radix) : -1.0;
 }
 
+double ravel_cost_agreement(const ravel_cost_params *m, int P)
+{
+    ravel_call_stats s = {.P = P};
+    call_model c = model_of(m, &s);
+    return c.P > 1 ? allreduce_time(&c) : 0.0;
+}
+
 /* A backend's time inside ravel_exchange_run: its call, plus the count
  * exchange when it cannot discover its receive counts. */
 static double predict_in_exchange(const char *name, double call,

@@ -121,7 +121,7 @@ int ravel_comm_auto_memory(MPI_Comm comm, int *known, ravel_call_stats *s,
     if (err != MPI_SUCCESS)
         return err;
     if (known)
-        *known = ctx->known;
+        *known = ctx->known && ctx->blind_calls == 0;
     if (s)
         *s = ctx->known_stats;
     if (carried)

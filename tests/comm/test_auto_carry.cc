@@ -9,14 +9,17 @@
 //
 // Part 2, auto's use of it: over a sequence of calls, every rank makes the
 // same choice; a call that carried chose what the model picks for the
-// previous call's matrix, any other what it picks for its own; what auto
-// remembers is the call's true statistics; a pattern that holds on a
+// latest call whose statistics every rank knew, any other what it picks
+// for its own; what auto remembers is that call's true statistics; a call
+// on a direct exchange leaves its statistics unknown, for 16 calls at the
+// most; a pattern that holds on a
 // carrying backend is carried, and one that alternates between backends
 // never is.  Runs under mpiexec on many P (the digits of P in each radix
 // decide which windows the dissemination completes).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -148,12 +151,20 @@ TEST(AutoCarry, AutoChoosesFromTheLastCallOnlyWhileThePatternHolds)
     for (int i = 0; i < 6; i++)
         seq.push_back(
             pattern_matrix(i % 2 ? SHAPE_ALL_ZERO : SHAPE_RANDOM, 5, size_));
+    // A pattern that holds on a direct exchange (which carries nothing) and
+    // is predicted to take no time: 16 calls on the last agreed statistics
+    // at the most, then an agreeing one.
+    for (int i = 0; i < 20; i++)
+        seq.push_back(pattern_matrix(SHAPE_ALL_ZERO, 0, size_));
     for (const ravel_cost_params *model : {&cpu, &builtin}) {
         ravel_comm_set_model(model, "test"); // a new model: a new memory
-        std::vector<uint64_t> prev = pattern_matrix(SHAPE_ALL_ZERO, 0, size_);
-        PatternCall reset = pattern_call(prev, rank_, size_);
+        // The latest call whose statistics every rank knew.
+        std::vector<uint64_t> basis =
+            pattern_matrix(SHAPE_ALL_ZERO, 0, size_);
+        PatternCall reset = pattern_call(basis, rank_, size_);
         ASSERT_EQ(reset.run("auto:agree"), MPI_SUCCESS);
-        int carried_calls = 0, carrying_picks = 0;
+        int carried_calls = 0, carrying_picks = 0, blind_run = 0;
+        int longest_blind_run = 0;
         for (size_t i = 0; i < seq.size(); i++) {
             SCOPED_TRACE("call " + std::to_string(i) + " P=" +
                          std::to_string(size_) + " rank " +
@@ -172,14 +183,16 @@ TEST(AutoCarry, AutoChoosesFromTheLastCallOnlyWhileThePatternHolds)
             int choice = -1;
             ravel_comm_last_choice(MPI_COMM_WORLD, &choice, nullptr);
             EXPECT_TRUE(same_on_every_rank(choice));
-            EXPECT_EQ(chose, model_pick(*model, carried ? prev : seq[i]))
+            EXPECT_EQ(chose, model_pick(*model, carried ? basis : seq[i]))
                 << "carried " << carried;
-            prev = seq[i];
-            if (known) {
-                ravel_call_stats want;
-                ravel_call_stats_of(size_, seq[i].data(), &want);
-                expect_stats_eq(s, want);
-            }
+            if (known) // else a direct exchange carried none
+                basis = seq[i];
+            ravel_call_stats want;
+            ravel_call_stats_of(size_, basis.data(), &want);
+            expect_stats_eq(s, want);
+            blind_run = known ? 0 : blind_run + 1;
+            EXPECT_LE(blind_run, 16);
+            longest_blind_run = std::max(longest_blind_run, blind_run);
             carried_calls += carried;
             // The first run: its third call on may carry, and does when
             // the backend of the run carries.
@@ -194,13 +207,17 @@ TEST(AutoCarry, AutoChoosesFromTheLastCallOnlyWhileThePatternHolds)
             }
             // The alternation: its second call may run the first's pick
             // (the lag), none after it when the two picks differ.
-            if (i >= 10 && model_pick(*model, seq[8]) !=
+            if (i >= 10 && i < 14 && model_pick(*model, seq[8]) !=
                               model_pick(*model, seq[9])) {
                 EXPECT_FALSE(carried);
             }
         }
         if (carrying_picks > 0) {
             EXPECT_GT(carried_calls, 0);
+        }
+        if (model == &cpu && size_ >= 2) { // all-zero: spread-out
+            EXPECT_EQ(model_pick(cpu, seq.back()), "spread-out");
+            EXPECT_EQ(longest_blind_run, 16);
         }
         if (model == &cpu && size_ >= 4) { // the test tests something
             EXPECT_GT(carrying_picks, 0);

@@ -95,6 +95,10 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted);
 
+/* The time of the allreduce of a few words with which auto agrees on a
+ * call's statistics on P ranks (0 on one rank). */
+double ravel_cost_agreement(const ravel_cost_params *m, int P);
+
 /* The same inside ravel_exchange_run (ravel/comm.h): a backend that needs
  * every receive count in advance pays the count exchange the call makes
  * first (an MPI_Ialltoall of 8 bytes per pair); the Bruck family discovers
@@ -168,9 +172,10 @@ int ravel_comm_last_choice(MPI_Comm comm, int *index, double *predicted);
 
 /* What auto knows of its last call on `comm` (alltoallv form): *known = 1
  * and its statistics in *s when every rank agreed on them (by allreduce,
- * by hint, or along the call's own messages), else 0; *carried = 1 when
- * that call chose from the statistics of the call before it instead of
- * agreeing first.  Either pointer but comm may be NULL. */
+ * by hint, or along the call's own messages), else 0 (*s then holds the
+ * latest statistics every rank knows, of an earlier call); *carried = 1
+ * when that call chose from an earlier call's statistics instead of
+ * agreeing first.  Any pointer but comm may be NULL. */
 int ravel_comm_auto_memory(MPI_Comm comm, int *known, ravel_call_stats *s,
                            int *carried);
 
