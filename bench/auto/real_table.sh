@@ -10,23 +10,30 @@ dir=${1:?usage: real_table.sh RESULTS_DIR}
 
 . "$(dirname "$0")/median.sh"
 
-echo "| N (B) | fastest fixed | its us | auto us (ratio) | auto+hint us (ratio) | auto chose |"
-echo "|---:|---|---:|---:|---:|---|"
-csv=$dir/a2a_2ranks.csv
+echo "| N (B) | fastest fixed | its us | auto us (ratio) | auto:agree us (ratio) | auto+hint us (ratio) | auto chose |"
+echo "|---:|---|---:|---:|---:|---:|---|"
+csv=${CSV:-$dir/a2a_2ranks.csv}
+# auto's time per call is its mean where the CSV has one (auto agrees at
+# some calls only); a CSV from before holds auto agreeing at every call.
+mean=$(head -1 "$csv" | tr ',' '\n' | grep -n '^mean_us$' | cut -d: -f1 || true)
 for n in $(awk -F, 'NR > 1 { print $5 }' "$csv" | sort -un); do
-  best= best_t=
+  best= best_t= t_auto= t_auto_agree= t_auto_hint=
   for b in $(awk -F, -v n="$n" 'NR > 1 && $5 == n { print $2 }' "$csv" | sort -u); do
-    t=$(awk -F, -v n="$n" -v b="$b" 'NR > 1 && $5 == n && $2 == b { print $10 }' "$csv" | median)
+    col=10
+    [ "$b" = auto ] && [ -n "$mean" ] && col=$mean
+    t=$(awk -F, -v n="$n" -v b="$b" -v c="$col" 'NR > 1 && $5 == n && $2 == b { print $c }' "$csv" | median)
     eval "t_$(echo "$b" | tr -c 'a-z0-9\n' '_')=$t"
-    case $b in auto|auto+hint) continue ;; esac
+    case $b in auto|auto+hint|auto:agree) continue ;; esac
     if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
       best=$b best_t=$t
     fi
   done
-  chose=$(awk -F, -v n="$n" 'NR > 1 && $5 == n && $2 == "auto+hint" { print $21 }' "$csv" | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
-  eval "a=\$t_auto h=\$t_auto_hint"
-  awk -v n="$n" -v best="$best" -v bt="$best_t" -v a="$a" -v h="$h" -v c="$chose" \
-    'BEGIN { printf "| %d | %s | %.2f | %.2f (%.2f) | %.2f (%.2f) | %s |\n", n, best, bt, a, a / bt, h, h / bt, c }'
+  chose=$(awk -F, -v n="$n" 'NR > 1 && $5 == n && ($2 == "auto+hint" || $2 == "auto") { print $21 }' "$csv" | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
+  [ -z "$mean" ] && t_auto_agree=$t_auto t_auto=
+  eval "a=\$t_auto g=\$t_auto_agree h=\$t_auto_hint"
+  awk -v n="$n" -v best="$best" -v bt="$best_t" -v a="$a" -v g="$g" -v h="$h" -v c="$chose" '
+    function cell(t) { return t == "" ? "-" : sprintf("%.2f (%.2f)", t, t / bt) }
+    BEGIN { printf "| %d | %s | %.2f | %s | %s | %s | %s |\n", n, best, bt, cell(a), cell(g), cell(h), c }'
 done
 
 echo

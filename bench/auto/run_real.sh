@@ -4,6 +4,7 @@
 # runs, auto agreeing and told), then three runs of ravel-tc on the shared
 # graphs up to MAX_PATHS paths with every backend, and the tables of
 # bench/results/auto/README.md (real_table.sh).  Run it on an idle machine.
+# A2A_ONLY=1 stops after ravel-a2a (and CSV= names its file).
 set -euo pipefail
 build=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,15 +14,26 @@ model=$here/model-this-machine.json
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 mpiexec -n 2 "$build/apps/calibrate/ravel-calibrate" --output="$model"
 export RAVEL_MODEL=$model
-csv=$here/a2a_2ranks.csv
+csv=${CSV:-$here/a2a_2ranks.csv}
+fixed_backends() {
+  echo vendor,spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck,radix-bruck
+}
 rm -f "$csv"
 for run in 1 2 3; do
   echo "# ravel-a2a run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=all --iters=30 \
+  # Every fixed backend, auto as a plain caller gets it (34 timed calls:
+  # two of its cycles of one agreeing call in 17 on a direct exchange; the
+  # table reads its mean) and auto:agree (an allreduce every call).
+  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --iters=34 \
+      --comm="$(fixed_backends),auto,auto:agree" \
       --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
   mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=auto --hint-stats \
       --iters=30 --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
 done
+if [ -n "${A2A_ONLY:-}" ]; then
+  echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 # Three runs of every graph with every backend: at 2 ranks the backends
 # differ by about the run-to-run noise, so one run each decides nothing.
 for run in 1 2 3; do

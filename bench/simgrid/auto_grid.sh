@@ -25,7 +25,7 @@
 # Environment: NS (default 16,64,256,1024,2048), DISTS (default "uniform
 # range:50 normal power-law:0.99"), COMMS (the fixed backends, default
 # every one but vendor; "none" for auto only), AUTOS (default "auto
-# auto:agree hint"), AUTO_ITERS (default 2; 6 covers auto's cycles of
+# auto:agree hint"; "none" for the fixed ones only), AUTO_ITERS (default 2; 6 covers auto's cycles of
 # 1, 2 and 3 calls on a direct exchange), VENDOR_MAX_P (default 128:
 # SimGrid's own alltoallv posts P-1 messages 4 peers at a time, the
 # slowest of all here and the costliest for the host; auto can still
@@ -46,6 +46,7 @@ NS=${NS:-16,64,256,1024,2048}
 DISTS=${DISTS:-uniform range:50 normal power-law:0.99}
 VENDOR_MAX_P=${VENDOR_MAX_P:-128}
 AUTOS=${AUTOS:-auto auto:agree hint}
+[ "$AUTOS" = none ] && AUTOS=
 export RAVEL_MODEL="$here/theta-model.json"
 
 # run P DIST WHAT ravel-a2a-options...: one simulation, timed on the host.

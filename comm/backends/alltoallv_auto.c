@@ -24,9 +24,9 @@
  *    nothing (spread-out, pairwise, vendor) leaves its call's statistics
  *    unknown: the calls after it choose from the last agreed ones until
  *    their predicted time adds up to 20 allreduces (AUTO_AGREEMENT_SHARE)
- *    or they number 16, then one agrees, so a pattern that holds on a direct exchange (large
- *    blocks, where an exchange takes many allreduces' time) spends about
- *    5% of its time agreeing.  The choice lags the statistics: a call
+ *    or they number 16, then one agrees, so a pattern that holds on a
+ *    direct exchange (large blocks, where an exchange takes many
+ *    allreduces' time) spends about 5% of its time agreeing.  The choice lags the statistics: a call
  *    unlike the last may run the last call's backend (on a direct
  *    exchange, the last agreed call's, for up to that budget); its own
  *    statistics, once known, end the carrying if their choice differs, so
@@ -206,8 +206,9 @@ static int may_choose_carried(const comm_context *ctx)
         return 0;
     const ravel_cost_params *model = NULL;
     ravel_comm_model(&model, NULL);
+    ravel_cost_params m = layout_model(ctx, model);
     return AUTO_AGREEMENT_SHARE * ctx->blind_seconds <
-           ravel_cost_agreement(model, ctx->size);
+           ravel_cost_agreement(&m, ctx->size);
 }
 
 static int run_auto(const void *sendbuf, const int sendcounts[],
