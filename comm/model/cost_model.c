@@ -432,15 +432,23 @@ static call_model model_of(const ravel_cost_params *m,
 }
 
 /* Ranks of a node sending off-node at once, at partner distance d (0: a
- * direct exchange, every peer). */
+ * direct exchange, every peer): of the first node's q ranks r (ranks are
+ * placed on nodes consecutively), those whose partner (r + d) mod P is on
+ * another node.  That is min(d, q) for d < q, but past q the distance
+ * wraps: at P = 2q, distance q + e sends q - e ranks to the other node and
+ * e back to their own.  At least 1: a step whose partners are all on the
+ * node still moves its bytes, at the unshared rate. */
 static double share(const call_model *c, int d)
 {
     int q = c->m->ranks_per_node < 1 ? 1 : c->m->ranks_per_node;
     if (c->nodes <= 1)
         return 1.0;
-    if (d <= 0 || d > q)
+    if (d <= 0)
         return (double)q;
-    return (double)d;
+    int off = 0;
+    for (int r = 0; r < q && r < c->P; r++)
+        off += (int)(((long long)r + d) % c->P) >= q;
+    return off > 0 ? (double)off : 1.0;
 }
 
 /* A few words: recursive doubling on one node; across nodes MPICH (and

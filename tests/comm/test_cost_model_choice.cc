@@ -254,3 +254,25 @@ TEST(CostModelChoice, LargerBlocksAtManyRanksGoToALargerRadix)
                 std::string(chosen) == "radix-bruck")
         << chosen;
 }
+
+// Two nodes of 64 ranks (P = 128): a radix-16 round sends to distances 16
+// to 112, and past 64 the distance wraps: at distance 80 only 48 of a
+// node's 64 ranks send to the other node, at 112 only 16.  The model once
+// charged all 64 there, and chose radix 4 where radix 16 is fastest: on
+// the simulated Theta-like platform, uniform blocks of 0 to 1024 bytes,
+// radix-bruck:16 takes 450.5 us, radix-bruck 546.1, inline-bruck 579.1,
+// spread-out 762.3 (bench/results/auto/grid_theta_carry.csv).
+TEST(CostModelChoice, WrappedDistancesStayOnTheirNode)
+{
+    ravel_cost_params m = theta_model();
+    ravel_call_stats s;
+    std::memset(&s, 0, sizeof s);
+    s.P = 128;
+    s.max_block = 1024; // uniform blocks of 0 to 1024 bytes
+    s.max_send = s.max_recv = 512 * 127 * 11 / 10;
+    s.nonempty = 128 * 127;
+    s.total = 512 * s.nonempty;
+    s.max_nonempty_send = s.max_nonempty_recv = 127;
+    s.max_self = 1024;
+    EXPECT_STREQ(ravel_cost_choose(&m, &s, nullptr), "radix-bruck:16");
+}
