@@ -11,11 +11,23 @@
 # A CSV written before ravel-a2a had mean_us holds auto from before it
 # carried its agreement: its "auto" rows are read as auto:agree.  Several
 # CSVs may be given (the fixed backends of one run, auto of another): the
-# simulation is deterministic, so the same point gives the same time.
+# simulation is deterministic, so the same point gives the same time.  A
+# CSV named as fixed:PATH gives its fixed backends only (auto there is of
+# older code).
 set -eu
-[ $# -ge 1 ] || { echo "usage: auto_table.sh CSV..." >&2; exit 2; }
-awk -F, '
+[ $# -ge 1 ] || { echo "usage: auto_table.sh [fixed:]CSV..." >&2; exit 2; }
+files= fixed=
+for a in "$@"; do
+    case $a in
+    fixed:*) files="$files ${a#fixed:}" fixed="$fixed ${a#fixed:}" ;;
+    *) files="$files $a" ;;
+    esac
+done
+# shellcheck disable=SC2086 # the paths are words
+awk -F, -v fixed="$fixed" '
+BEGIN { n = split(fixed, f, " "); for (i = 1; i <= n; i++) only_fixed[f[i]] = 1 }
 FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+FILENAME in only_fixed && $col["backend"] ~ /^auto/ { next }
 {
     key = $col["P"] SUBSEP $col["dist"] SUBSEP $col["N"]
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
@@ -60,4 +72,4 @@ END {
     printf "\n%d points; auto chose the fastest fixed backend at %d.\n", points, right
     for (name in pts)
         printf "%s: within 5%% of the fastest at %d of %d points, within 10%% at %d.\n", name, in5[name], pts[name], in10[name]
-}' "$@"
+}' $files

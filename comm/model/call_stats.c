@@ -72,6 +72,13 @@ static void add_pair(uint64_t f[NFIELDS], int self, uint64_t out,
     f[F_NONEMPTY] += out > 0;
 }
 
+/* This rank's share of the statistics of an exchange seen as bytes. */
+static void exchange_fields(const comm_exchange *x, uint64_t f[NFIELDS])
+{
+    for (int i = 0; i < x->ctx->size; i++)
+        add_pair(f, i == x->ctx->rank, x->send_bytes[i], x->recv_bytes[i]);
+}
+
 static ravel_call_stats stats_of_fields(int P, const uint64_t f[NFIELDS])
 {
     return (ravel_call_stats){P,        f[F_BLOCK], f[F_SEND],
@@ -189,8 +196,7 @@ void comm_carry_begin(comm_carry *c, const comm_exchange *x, int radix)
 {
     const int P = x->ctx->size;
     uint64_t f[NFIELDS] = {0};
-    for (int i = 0; i < P; i++)
-        add_pair(f, i == x->ctx->rank, x->send_bytes[i], x->recv_bytes[i]);
+    exchange_fields(x, f);
     memset(c, 0, sizeof *c);
     c->P = P;
     c->radix = radix < P ? radix : P;
@@ -242,9 +248,7 @@ int comm_carry_allreduce(comm_carry *c, const comm_exchange *x,
                          size_t *max_block)
 {
     uint64_t mine[NFIELDS] = {0}, all[NFIELDS];
-    for (int i = 0; i < x->ctx->size; i++)
-        add_pair(mine, i == x->ctx->rank, x->send_bytes[i],
-                 x->recv_bytes[i]);
+    exchange_fields(x, mine);
     MPI_Op op;
     int err = stats_op(&op);
     if (err == MPI_SUCCESS)
