@@ -37,7 +37,10 @@
  * an agreeing call; a carrying call uses the model of the calls before
  * it, which cannot fail.  A rank with bad arguments in a carrying call
  * fails as with a fixed backend (MPI_Alltoallv's own rule: the program is
- * erroneous), where an agreeing call makes every rank fail.
+ * erroneous), where an agreeing call makes every rank fail.  After a call
+ * that failed on some ranks only, their memories of the pattern differ,
+ * so the next call may agree on some and carry on others: as after any
+ * failed collective, the communicator is not to be used for auto again.
  *
  * Cost: the chosen backend's, plus an allreduce in an agreeing call, plus
  * 80 bytes a message in a carrying one.  Inside ravel_exchange_run the
