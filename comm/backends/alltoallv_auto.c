@@ -134,6 +134,14 @@ static ravel_cost_params layout_model(const comm_context *ctx,
     return m;
 }
 
+/* The same, once an earlier call has loaded the model: it cannot fail. */
+static ravel_cost_params loaded_model(const comm_context *ctx)
+{
+    const ravel_cost_params *model = NULL;
+    ravel_comm_model(&model, NULL);
+    return layout_model(ctx, model);
+}
+
 int comm_auto_decide(comm_context *ctx, const int counts[],
                      MPI_Datatype type, const int recvcounts[],
                      MPI_Datatype recvtype, int in_exchange)
@@ -161,12 +169,10 @@ int comm_auto_decide(comm_context *ctx, const int counts[],
 }
 
 /* A carrying call: the choice for the last call's statistics, which every
- * rank knows.  The model was loaded by an earlier call: it cannot fail. */
+ * rank knows. */
 static void decide_carried(comm_context *ctx)
 {
-    const ravel_cost_params *model = NULL;
-    ravel_comm_model(&model, NULL);
-    ravel_cost_params m = layout_model(ctx, model);
+    ravel_cost_params m = loaded_model(ctx);
     if (!same_choice(ctx, &ctx->known_stats, &m, 0))
         choose(ctx, &ctx->known_stats, &m, 0);
 }
@@ -177,9 +183,7 @@ static void remember(comm_context *ctx, const ravel_call_stats *s)
 {
     int choice = ctx->last_choice; /* the choice made for *s, if it was */
     if (!same_stats(&ctx->chosen_for, s)) {
-        const ravel_cost_params *model = NULL;
-        ravel_comm_model(&model, NULL);
-        ravel_cost_params m = layout_model(ctx, model);
+        ravel_cost_params m = loaded_model(ctx);
         double predicted;
         choice = model_choice(s, &m, 0, &predicted);
     }
@@ -207,9 +211,7 @@ static int may_choose_carried(const comm_context *ctx)
         return 1;
     if (ctx->blind_calls >= AUTO_BLIND_CALLS_MAX)
         return 0;
-    const ravel_cost_params *model = NULL;
-    ravel_comm_model(&model, NULL);
-    ravel_cost_params m = layout_model(ctx, model);
+    ravel_cost_params m = loaded_model(ctx);
     return AUTO_AGREEMENT_SHARE * ctx->blind_seconds <
            ravel_cost_agreement(&m, ctx->size);
 }

@@ -83,7 +83,7 @@ static void read_header(const comm_exchange *x, inline_state *s, int k,
                         int n, size_t *data)
 {
     size_t sizes = (size_t)n * sizeof(uint64_t);
-    size_t pre = bruck_header_bytes(x, n) - sizes;
+    size_t pre = bruck_carry_bytes(x);
     if (x->carry) {
         comm_carry_receive(x->carry, k, 1, s->b.incoming);
         comm_carry_round_end(x->carry, k);
@@ -101,7 +101,7 @@ static int inline_step(const comm_exchange *x, inline_state *s, int k)
     size_t out_data;
     int n = bruck_step_sizes(x, &s->b, k, &out_data);
     size_t header = bruck_header_bytes(x, n);
-    size_t pre = header - (size_t)n * sizeof(uint64_t);
+    size_t pre = bruck_carry_bytes(x);
     size_t bound = header + INLINE_BRUCK_EAGER;
     size_t out = header + out_data;
     size_t first = out < bound ? out : bound;

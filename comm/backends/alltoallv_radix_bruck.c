@@ -111,7 +111,7 @@ static int pack_message(const comm_exchange *x, radix_state *s, int k, int d)
     uint64_t *sizes = s->b.sizes_out + s->first[d];
     m->out_data = bruck_block_sizes(x, &s->b, k, m->n, positions, sizes);
     size_t header = bruck_header_bytes(x, m->n);
-    size_t pre = header - (size_t)m->n * sizeof(uint64_t);
+    size_t pre = bruck_carry_bytes(x);
     size_t out = header + m->out_data, bound = header + s->eager;
     m->first = out < bound ? out : bound;
     /* A second message over INT_MAX bytes is refused before a byte of it
@@ -143,7 +143,7 @@ static int read_header(const comm_exchange *x, radix_state *s, int k, int d,
 {
     radix_message *m = &s->msg[d];
     size_t header = bruck_header_bytes(x, m->n), data = 0;
-    size_t pre = header - (size_t)m->n * sizeof(uint64_t);
+    size_t pre = bruck_carry_bytes(x);
     uint64_t *sizes = s->b.sizes_in + s->first[d];
     if (x->carry)
         comm_carry_receive(x->carry, k, d, m->in);

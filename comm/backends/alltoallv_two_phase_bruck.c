@@ -30,8 +30,7 @@ static int two_phase_step(const comm_exchange *x, bruck_state *s, int k)
     int n = bruck_step_sizes(x, s, k, &out_bytes);
     /* auto's carried agreement, when asked for, rides in front of the
      * sizes (meta_out holds its room right before sizes_out). */
-    size_t meta = bruck_header_bytes(x, n);
-    size_t pre = meta - (size_t)n * sizeof(uint64_t);
+    size_t meta = bruck_header_bytes(x, n), pre = bruck_carry_bytes(x);
     if (x->carry)
         comm_carry_pack(x->carry, s->meta_out);
     int err = comm_step_exchange(x, k, (char *)s->sizes_out - pre, meta,

@@ -59,9 +59,14 @@ static int transit_slot(bruck_transit *t, int j, size_t len, char **out)
     return MPI_SUCCESS;
 }
 
+size_t bruck_carry_bytes(const comm_exchange *x)
+{
+    return x->carry ? CARRY_BYTES : 0;
+}
+
 size_t bruck_header_bytes(const comm_exchange *x, int n)
 {
-    return (x->carry ? CARRY_BYTES : 0) + (size_t)n * sizeof(uint64_t);
+    return bruck_carry_bytes(x) + (size_t)n * sizeof(uint64_t);
 }
 
 size_t radix_bruck_eager(int radix)

@@ -64,7 +64,9 @@ typedef struct {
 } bruck_state;
 
 /* The header in front of a message's blocks: auto's carried agreement
- * when the call carries one (x->carry), then the n blocks' sizes. */
+ * when the call carries one (x->carry: bruck_carry_bytes, else 0), then
+ * the n blocks' sizes. */
+size_t bruck_carry_bytes(const comm_exchange *x);
 size_t bruck_header_bytes(const comm_exchange *x, int n);
 
 /* Allocates the per-call arrays for P ranks in radix r (2 <= r <= P);
