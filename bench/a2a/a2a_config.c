@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static const char *comm_text = "all", *sizes_text =
+static const char *comm_text = "all,auto", *sizes_text =
     "16,32,64,128,256,512,1024,2048", *dist_text = "uniform",
                   *type_text = "double";
 
@@ -16,8 +16,8 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
         {"comm", RAVEL_OPT_STRING, &comm_text, "LIST",
-         "backends, comma-separated (radix-bruck:R for radix R), or "
-         "'all': every fixed one (default all)"},
+         "backends, comma-separated (radix-bruck:R for radix R); 'all' "
+         "in the list stands for every fixed one (default all,auto)"},
         {"N", RAVEL_OPT_STRING, &sizes_text, "LIST",
          "largest block in bytes, comma-separated (default "
          "16,32,...,2048)"},
@@ -65,14 +65,28 @@ void a2a_config_print_help(FILE *out)
         options, OPTION_COUNT);
 }
 
+/* Appends one backend (or, for "all", every fixed one: the registry's rows
+ * but auto, which chooses among them); returns -1 with a message. */
+static int add_backend(a2a_config *cfg, const char *name, char *err,
+                       size_t errlen)
+{
+    int all = strcmp(name, "all") == 0;
+    for (size_t i = 0; i < (all ? ravel_alltoallv_count() : 1); i++) {
+        const char *b = all ? ravel_alltoallv_name(i) : name;
+        if (all && strcmp(b, "auto") == 0)
+            continue;
+        if (cfg->nbackends == A2A_MAX_LIST) {
+            snprintf(err, errlen, "--comm: more than %d backends",
+                     A2A_MAX_LIST);
+            return -1;
+        }
+        cfg->backends[cfg->nbackends++] = b;
+    }
+    return 0;
+}
+
 static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
 {
-    if (strcmp(comm_text, "all") == 0) {
-        for (size_t i = 0; i < ravel_alltoallv_count() && i < A2A_MAX_LIST;
-             i++)
-            cfg->backends[cfg->nbackends++] = ravel_alltoallv_name(i);
-        return 0;
-    }
     if (strlen(comm_text) >= sizeof cfg->comm_list) {
         snprintf(err, errlen, "--comm: the list is longer than %zu characters",
                  sizeof cfg->comm_list - 1);
@@ -91,17 +105,13 @@ static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
                      comm_text, cfg->nbackends + 1);
             return -1;
         }
-        if (!ravel_alltoallv_lookup(name)) {
+        if (strcmp(name, "all") != 0 && !ravel_alltoallv_lookup(name)) {
             snprintf(err, errlen, "--comm: %s; or all",
                      ravel_error_message());
             return -1;
         }
-        if (cfg->nbackends == A2A_MAX_LIST) {
-            snprintf(err, errlen, "--comm: more than %d backends",
-                     A2A_MAX_LIST);
+        if (add_backend(cfg, name, err, errlen) != 0)
             return -1;
-        }
-        cfg->backends[cfg->nbackends++] = name;
         if (!comma)
             return 0;
         name = comma + 1;
