@@ -56,6 +56,9 @@ typedef struct {
     int chosen_in_exchange; /* for ravel_exchange_run (count exchange
                                charged to the backends that need one) */
     ravel_alltoallv_fn chosen_fn;
+    double chosen_agreement; /* that model's agreement time on comm */
+    unsigned chosen_generation; /* comm_model_generation() then */
+    int chosen_is_known;  /* chosen_for is known_stats (below) */
     /* auto's memory of the pattern (alltoallv_auto.c): the statistics of
      * the last call every rank knows them of, the model's choice for them,
      * and how many such calls in a row chose the same. */
@@ -274,6 +277,10 @@ int comm_auto_decide(comm_context *ctx, const int counts[],
 /* Says once, from rank 0, that auto decides with the built-in model
  * (nothing when a model was given). */
 void comm_model_announce_default(void);
+
+/* How many models this process has set: a choice made with the current
+ * one needs no comparison of the parameters. */
+unsigned comm_model_generation(void);
 
 /* Checks that `n` fits in an int for an MPI call; names `what` if not. */
 int comm_int_count(size_t n, const char *what, int *out);

@@ -18,7 +18,7 @@
 
 #include <stdlib.h>
 
-enum { TAG_SPREAD_OUT = 11 };
+enum { TAG_SPREAD_OUT = 11, SMALL_BATCH = 32 };
 
 static int spread_out_kernel(const comm_exchange *x)
 {
@@ -29,7 +29,12 @@ static int spread_out_kernel(const comm_exchange *x)
     int batch = ravel_comm_spread_out_throttle() / 2;
     if (batch > P - 1)
         batch = P - 1;
-    MPI_Request *requests = malloc(2 * (size_t)batch * sizeof *requests);
+    /* The default throttle's requests on the stack: a malloc and free
+     * were some 0.015 us of a 0.3 us call of small blocks at 2 ranks. */
+    MPI_Request requests_here[2 * SMALL_BATCH];
+    MPI_Request *requests =
+        batch <= SMALL_BATCH ? requests_here
+                             : malloc(2 * (size_t)batch * sizeof *requests);
     if (!requests)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %d requests",
                                2 * batch);
@@ -62,7 +67,8 @@ static int spread_out_kernel(const comm_exchange *x)
         if (err == MPI_SUCCESS)
             err = wait_err;
     }
-    free(requests);
+    if (requests != requests_here)
+        free(requests);
     return err;
 }
 

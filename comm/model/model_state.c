@@ -19,6 +19,12 @@ static ravel_cost_params model;
 static char model_source[4096];
 static int model_set;
 static int model_is_default; /* the built-in one, not yet announced */
+static unsigned model_generation; /* models set so far */
+
+unsigned comm_model_generation(void)
+{
+    return model_generation;
+}
 
 void comm_model_announce_default(void)
 {
@@ -33,6 +39,7 @@ void comm_model_announce_default(void)
 void ravel_comm_set_model(const ravel_cost_params *m, const char *source)
 {
     model = *m;
+    model_generation++;
     model_is_default = 0;
     snprintf(model_source, sizeof model_source, "%s",
              source ? source : "set by the program");
