@@ -701,7 +701,7 @@ static double predict_exact_bruck(const call_model *c, int messages,
         forwarded += data;
         if (eager > 0) {
             int second = data > eager;
-            t += bruck_round_time(c, 1, second,
+            t += bruck_round_time(c, messages, second,
                                   sh * (8 * n + (second ? eager : data)),
                                   second ? sh * (data - eager) : 0.0);
         } else {
