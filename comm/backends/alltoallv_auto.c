@@ -197,7 +197,8 @@ static void decide_carried(comm_context *ctx)
 static void remember(comm_context *ctx, const ravel_call_stats *s)
 {
     int choice = ctx->last_choice; /* the choice made for *s, if it was */
-    if (!same_stats(&ctx->chosen_for, s)) {
+    int chosen_for_s = same_stats(&ctx->chosen_for, s);
+    if (!chosen_for_s) {
         ravel_cost_params m = loaded_model(ctx);
         double predicted;
         choice = model_choice(s, &m, 0, &predicted);
@@ -205,8 +206,7 @@ static void remember(comm_context *ctx, const ravel_call_stats *s)
     ctx->repeats = ctx->known && choice == ctx->known_choice
                        ? ctx->repeats + 1
                        : 0;
-    ctx->chosen_is_known = same_stats(&ctx->chosen_for, s) &&
-                           !ctx->chosen_in_exchange;
+    ctx->chosen_is_known = chosen_for_s && !ctx->chosen_in_exchange;
     ctx->known = 1;
     ctx->known_stats = *s;
     ctx->known_choice = choice;
