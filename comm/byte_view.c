@@ -250,6 +250,19 @@ int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return comm_report_error(comm, name, err);
+    return comm_run_kernel_in(ctx, kernel, name, param, sendbuf, sendcounts,
+                              sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm);
+}
+
+int comm_run_kernel_in(comm_context *ctx, comm_kernel kernel,
+                       const char *name, int param, const void *sendbuf,
+                       const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int rdispls[],
+                       MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int err;
     const int P = ctx->size;
     const int in_place = sendbuf == MPI_IN_PLACE;
     if (in_place) {

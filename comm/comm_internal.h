@@ -35,6 +35,10 @@ typedef struct {
     ravel_call_stats agreed;
 } comm_carry;
 
+/* A backend's algorithm on one call seen as bytes (comm_exchange, below). */
+typedef struct comm_exchange comm_exchange;
+typedef int (*comm_kernel)(const comm_exchange *x);
+
 /* What ravel caches on a caller's communicator. */
 typedef struct {
     MPI_Comm comm;        /* private duplicate: internal messages travel
@@ -56,6 +60,10 @@ typedef struct {
     int chosen_in_exchange; /* for ravel_exchange_run (count exchange
                                charged to the backends that need one) */
     ravel_alltoallv_fn chosen_fn;
+    comm_kernel chosen_kernel; /* chosen_fn's kernel, run on this context
+                                  (NULL: call chosen_fn) */
+    int chosen_param;
+    const char *chosen_name;
     double chosen_agreement; /* that model's agreement time on comm */
     unsigned chosen_generation; /* comm_model_generation() then */
     int chosen_is_known;  /* chosen_for is known_stats (below) */
@@ -89,7 +97,7 @@ char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err);
 
 /* One alltoallv call seen as bytes.  Offsets are signed: MPI allows negative
  * displacements as long as the data they name is addressable. */
-typedef struct {
+struct comm_exchange {
     const char *sendbuf;
     char *recvbuf;
     const size_t *send_bytes;    /* [P] bytes of the block for rank i */
@@ -110,7 +118,7 @@ typedef struct {
      * (comm_carry_*), if it can: the Bruck family in its headers, the
      * padded backends in the allreduce they make anyway. */
     comm_carry *carry;
-} comm_exchange;
+};
 
 /* Where the block for rank dst starts (NULL when it is empty). */
 static inline const char *comm_send_block(const comm_exchange *x, int dst)
@@ -125,8 +133,6 @@ static inline const char *comm_send_block(const comm_exchange *x, int dst)
  * new place in the inbox.  *to is NULL for an empty block. */
 int comm_recv_block(const comm_exchange *x, int src, size_t len, char **to);
 
-typedef int (*comm_kernel)(const comm_exchange *x);
-
 /* The kernels that learn receive sizes on the way (x->inbox), for the
  * exchange API: two-phase-bruck, inline-bruck, radix-bruck. */
 int comm_two_phase_bruck_kernel(const comm_exchange *x);
@@ -136,6 +142,18 @@ int comm_radix_bruck_kernel(const comm_exchange *x);
 /* The discovering kernel of backend `name` (and its parameter), or NULL
  * when the backend needs receive counts in advance (registry.c). */
 comm_kernel comm_discovering_kernel(const char *name, int *param);
+
+/* The other byte-moving kernels, behind their backends' entry points. */
+int comm_spread_out_kernel(const comm_exchange *x);
+int comm_pairwise_kernel(const comm_exchange *x);
+int comm_padded_alltoall_kernel(const comm_exchange *x);
+int comm_padded_bruck_kernel(const comm_exchange *x);
+int comm_padded_bruck_basic_kernel(const comm_exchange *x);
+
+/* The kernel behind backend `name` (and its parameter), or NULL for a
+ * backend that runs none (vendor, auto): for auto, which calls its
+ * choice's kernel with the context it already holds (registry.c). */
+comm_kernel comm_backend_kernel(const char *name, int *param);
 
 /* Runs `kernel` on the MPI_Alltoallv arguments: the shared frontend of every
  * byte-moving backend.  `name` appears in error messages. */
@@ -152,6 +170,15 @@ int comm_run_kernel_param(comm_kernel kernel, const char *name, int param,
                           void *recvbuf, const int recvcounts[],
                           const int rdispls[], MPI_Datatype recvtype,
                           MPI_Comm comm);
+
+/* The same on comm's context, already found (comm is for error
+ * messages); the last error is not cleared. */
+int comm_run_kernel_in(comm_context *ctx, comm_kernel kernel,
+                       const char *name, int param, const void *sendbuf,
+                       const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int rdispls[],
+                       MPI_Datatype recvtype, MPI_Comm comm);
 
 /* radix-bruck: the radix of the plain name, and the backend of radix r
  * (>= 2) under the name "radix-bruck:r": one of a few entry points, bound

@@ -14,19 +14,26 @@
 typedef struct {
     const char *name;
     ravel_alltoallv_fn fn;
+    comm_kernel kernel; /* what fn runs, for auto; NULL if none */
+    int param;
 } backend_entry;
 
 static const backend_entry backends[] = {
-    {"vendor", ravel_alltoallv_vendor},
-    {"spread-out", ravel_alltoallv_spread_out},
-    {"padded-alltoall", ravel_alltoallv_padded_alltoall},
-    {"padded-bruck", ravel_alltoallv_padded_bruck},
-    {"two-phase-bruck", ravel_alltoallv_two_phase_bruck},
-    {"pairwise", ravel_alltoallv_pairwise},
-    {"inline-bruck", ravel_alltoallv_inline_bruck},
-    {"radix-bruck", ravel_alltoallv_radix_bruck},
+    {"vendor", ravel_alltoallv_vendor, NULL, 0},
+    {"spread-out", ravel_alltoallv_spread_out, comm_spread_out_kernel, 0},
+    {"padded-alltoall", ravel_alltoallv_padded_alltoall,
+     comm_padded_alltoall_kernel, 0},
+    {"padded-bruck", ravel_alltoallv_padded_bruck, comm_padded_bruck_kernel,
+     0},
+    {"two-phase-bruck", ravel_alltoallv_two_phase_bruck,
+     comm_two_phase_bruck_kernel, 0},
+    {"pairwise", ravel_alltoallv_pairwise, comm_pairwise_kernel, 0},
+    {"inline-bruck", ravel_alltoallv_inline_bruck, comm_inline_bruck_kernel,
+     0},
+    {"radix-bruck", ravel_alltoallv_radix_bruck, comm_radix_bruck_kernel,
+     RADIX_BRUCK_DEFAULT},
     /* Last: it chooses among the rows above (cost_model.c). */
-    {"auto", ravel_alltoallv_auto},
+    {"auto", ravel_alltoallv_auto, NULL, 0},
 };
 
 enum { BACKEND_COUNT = sizeof backends / sizeof backends[0] };
@@ -122,15 +129,31 @@ static const struct {
 };
 enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
 
-comm_kernel comm_discovering_kernel(const char *name, int *param)
+comm_kernel comm_backend_kernel(const char *name, int *param)
 {
     *param = 0;
-    if (strcmp(name, "two-phase-bruck") == 0)
-        return comm_two_phase_bruck_kernel;
-    if (strcmp(name, "inline-bruck") == 0)
-        return comm_inline_bruck_kernel;
-    *param = comm_radix_of_name(name);
-    return *param ? comm_radix_bruck_kernel : NULL;
+    for (size_t i = 0; i < BACKEND_COUNT; i++)
+        if (strcmp(backends[i].name, name) == 0) {
+            *param = backends[i].param;
+            return backends[i].kernel;
+        }
+    if ((*param = comm_radix_of_name(name)) != 0)
+        return comm_radix_bruck_kernel;
+    if (strcmp(name, "padded-bruck:modified") == 0)
+        return comm_padded_bruck_kernel;
+    if (strcmp(name, "padded-bruck:basic") == 0)
+        return comm_padded_bruck_basic_kernel;
+    return NULL;
+}
+
+comm_kernel comm_discovering_kernel(const char *name, int *param)
+{
+    comm_kernel kernel = comm_backend_kernel(name, param);
+    if (kernel == comm_two_phase_bruck_kernel ||
+        kernel == comm_inline_bruck_kernel || kernel == comm_radix_bruck_kernel)
+        return kernel;
+    *param = 0;
+    return NULL;
 }
 
 static ravel_alltoallv_fn lookup_family(const char *name, size_t f)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int padded_alltoall_kernel(const comm_exchange *x)
+int comm_padded_alltoall_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     size_t M;
@@ -84,7 +84,7 @@ int ravel_alltoallv_padded_alltoall(const void *sendbuf,
                                     const int rdispls[],
                                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel(padded_alltoall_kernel, "padded-alltoall", sendbuf,
+    return comm_run_kernel(comm_padded_alltoall_kernel, "padded-alltoall", sendbuf,
                            sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                            rdispls, recvtype, comm);
 }

@@ -106,7 +106,7 @@ static int unpack_step(const comm_exchange *x, const padded_bruck_buffers *b,
     return MPI_SUCCESS;
 }
 
-static int padded_bruck_kernel(const comm_exchange *x)
+int comm_padded_bruck_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size;
     padded_bruck_buffers b = {0};
@@ -138,7 +138,7 @@ int ravel_alltoallv_padded_bruck(const void *sendbuf, const int sendcounts[],
                                  const int rdispls[], MPI_Datatype recvtype,
                                  MPI_Comm comm)
 {
-    return comm_run_kernel(padded_bruck_kernel, "padded-bruck", sendbuf,
+    return comm_run_kernel(comm_padded_bruck_kernel, "padded-bruck", sendbuf,
                            sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                            rdispls, recvtype, comm);
 }

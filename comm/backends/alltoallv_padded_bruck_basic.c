@@ -84,7 +84,7 @@ static int exchange_step(const comm_exchange *x, basic_buffers *b, int k)
     return err;
 }
 
-static int padded_bruck_basic_kernel(const comm_exchange *x)
+int comm_padded_bruck_basic_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     if (P == 1 || x->send_bytes[me] != x->recv_bytes[me])
@@ -132,7 +132,7 @@ int comm_alltoallv_padded_bruck_basic(const void *sendbuf,
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel(padded_bruck_basic_kernel, "padded-bruck:basic",
+    return comm_run_kernel(comm_padded_bruck_basic_kernel, "padded-bruck:basic",
                            sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                            recvcounts, rdispls, recvtype, comm);
 }

@@ -21,7 +21,7 @@ enum { TAG_PAIRWISE = 15 };
 
 static int is_power_of_two(int P) { return (P & (P - 1)) == 0; }
 
-static int pairwise_kernel(const comm_exchange *x)
+int comm_pairwise_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     if (P == 1)
@@ -62,7 +62,7 @@ int ravel_alltoallv_pairwise(const void *sendbuf, const int sendcounts[],
                              const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
-    return comm_run_kernel(pairwise_kernel, "pairwise", sendbuf, sendcounts,
+    return comm_run_kernel(comm_pairwise_kernel, "pairwise", sendbuf, sendcounts,
                            sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, comm);
 }

@@ -20,7 +20,7 @@
 
 enum { TAG_SPREAD_OUT = 11, SMALL_BATCH = 32 };
 
-static int spread_out_kernel(const comm_exchange *x)
+int comm_spread_out_kernel(const comm_exchange *x)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     if (P == 1)
@@ -78,7 +78,7 @@ int ravel_alltoallv_spread_out(const void *sendbuf, const int sendcounts[],
                                const int rdispls[], MPI_Datatype recvtype,
                                MPI_Comm comm)
 {
-    return comm_run_kernel(spread_out_kernel, "spread-out", sendbuf,
+    return comm_run_kernel(comm_spread_out_kernel, "spread-out", sendbuf,
                            sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                            rdispls, recvtype, comm);
 }
