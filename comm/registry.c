@@ -150,7 +150,8 @@ comm_kernel comm_discovering_kernel(const char *name, int *param)
 {
     comm_kernel kernel = comm_backend_kernel(name, param);
     if (kernel == comm_two_phase_bruck_kernel ||
-        kernel == comm_inline_bruck_kernel || kernel == comm_radix_bruck_kernel)
+        kernel == comm_inline_bruck_kernel ||
+        kernel == comm_radix_bruck_kernel)
         return kernel;
     *param = 0;
     return NULL;

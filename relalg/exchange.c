@@ -314,8 +314,11 @@ static void outbox_clear(ravel_engine *e)
 }
 
 /* Which backend moved the tuples and what the model predicted for it (for
- * several rounds: the prediction of one round times their number). */
-void exchange_note_backend(ravel_engine *e, uint64_t rounds,
+ * several rounds: the prediction of one round times their number).
+ * `in_exchange`: the rounds went through ravel_exchange_run, whose call
+ * makes a count exchange before a backend that needs every receive count
+ * (auto's own prediction there counts it too). */
+void exchange_note_backend(ravel_engine *e, uint64_t rounds, int in_exchange,
                            exchange_stats *st)
 {
     st->backend = e->backend_index;
@@ -327,8 +330,12 @@ void exchange_note_backend(ravel_engine *e, uint64_t rounds,
         return;
     }
     double predicted = 0.0;
-    if (ravel_comm_predict(e->comm, e->backend_name, &e->call_stats,
-                           &predicted) == MPI_SUCCESS)
+    int err = in_exchange
+                  ? ravel_comm_predict_exchange(e->comm, e->backend_name,
+                                                &e->call_stats, &predicted)
+                  : ravel_comm_predict(e->comm, e->backend_name,
+                                       &e->call_stats, &predicted);
+    if (err == MPI_SUCCESS)
         st->predicted_seconds = predicted * (double)rounds;
 }
 
@@ -563,7 +570,7 @@ static int send_counted(ravel_engine *e, exchange_plan *plan,
     err = move_words(e, plan->send, plan->len, plan->off, recv, rlen, roff,
                      rounds, cap);
     st->backend_seconds = ravel_now() - t0;
-    exchange_note_backend(e, rounds, st);
+    exchange_note_backend(e, rounds, 0, st);
     exchange_plan_free_send(plan);
     if (err == MPI_SUCCESS)
         err = unpack_streams(e, &recv, rlen, roff);

@@ -149,7 +149,7 @@ int exchange_discover(ravel_engine *e, exchange_plan *plan,
         }
     }
     st->backend_seconds = ravel_now() - t0;
-    exchange_note_backend(e, rounds, st);
+    exchange_note_backend(e, rounds, 1, st);
     /* The streams are sent: the send array goes now, not at the plan's
      * discard after the arrivals are unpacked and this rank's own tuples
      * handed over (send array, arrivals and own tuples at once). */

@@ -392,7 +392,7 @@ int exchange_scan_streams(const ravel_engine *e,
                           const uint64_t *const *view, const uint64_t *len,
                           uint64_t *count);
 void exchange_note_backend(ravel_engine *e, uint64_t rounds,
-                           exchange_stats *st);
+                           int in_exchange, exchange_stats *st);
 
 /* ---- storage (storage.c) ------------------------------------------------- */
 

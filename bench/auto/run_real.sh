@@ -21,14 +21,18 @@ fixed_backends() {
 rm -f "$csv"
 for run in 1 2 3; do
   echo "# ravel-a2a run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  # Every fixed backend, auto as a plain caller gets it (34 timed calls:
-  # two of its cycles of one agreeing call in 17 on a direct exchange; the
-  # table reads its mean) and auto:agree (an allreduce every call).
-  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --iters=34 \
+  # Every fixed backend, auto as a plain caller gets it and auto:agree (an
+  # allreduce every call).  On a direct exchange auto agrees again once
+  # its calls add up to 50 agreements' predicted time (about one call in
+  # 40 to 50 here, AUTO_AGREEMENT_SHARE): 510 timed calls hold some ten of
+  # those cycles, so auto's mean, which the table reads, holds its
+  # agreements in proportion (34 calls, as before 94ee2d2 lengthened the
+  # cycle from 17, held one or none).
+  mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --iters=510 \
       --comm="$(fixed_backends),auto,auto:agree" \
       --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
   mpiexec -n 2 "$build/bench/a2a/ravel-a2a" --comm=auto --hint-stats \
-      --iters=30 --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
+      --iters=510 --N=16,256,4096,65536,1048576,4194304 --csv="$csv"
 done
 if [ -n "${A2A_ONLY:-}" ]; then
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -38,7 +42,7 @@ fi
 # differ by about the run-to-run noise, so one run each decides nothing.
 for run in 1 2 3; do
   echo "# ravel-tc run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  BACKENDS="vendor spread-out padded-alltoall padded-bruck two-phase-bruck auto" \
+  BACKENDS="$(fixed_backends | tr ',' ' ') auto" \
   MAX_PATHS=${MAX_PATHS:-25000000} \
     bash "$top/bench/tc/run_tc_bench.sh" "$build" "$here/tc_2ranks/run$run"
 done

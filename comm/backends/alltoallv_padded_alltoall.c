@@ -84,7 +84,7 @@ int ravel_alltoallv_padded_alltoall(const void *sendbuf,
                                     const int rdispls[],
                                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel(comm_padded_alltoall_kernel, "padded-alltoall", sendbuf,
-                           sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                           rdispls, recvtype, comm);
+    return comm_run_kernel(comm_padded_alltoall_kernel, "padded-alltoall",
+                           sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                           recvcounts, rdispls, recvtype, comm);
 }

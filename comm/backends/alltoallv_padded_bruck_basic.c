@@ -132,7 +132,8 @@ int comm_alltoallv_padded_bruck_basic(const void *sendbuf,
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return comm_run_kernel(comm_padded_bruck_basic_kernel, "padded-bruck:basic",
-                           sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                           recvcounts, rdispls, recvtype, comm);
+    return comm_run_kernel(comm_padded_bruck_basic_kernel,
+                           "padded-bruck:basic", sendbuf, sendcounts, sdispls,
+                           sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                           comm);
 }

@@ -62,7 +62,7 @@ int ravel_alltoallv_pairwise(const void *sendbuf, const int sendcounts[],
                              const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
-    return comm_run_kernel(comm_pairwise_kernel, "pairwise", sendbuf, sendcounts,
-                           sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                           recvtype, comm);
+    return comm_run_kernel(comm_pairwise_kernel, "pairwise", sendbuf,
+                           sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, comm);
 }

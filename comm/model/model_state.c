@@ -78,8 +78,9 @@ int ravel_comm_model(const ravel_cost_params **m, const char **source)
     return MPI_SUCCESS;
 }
 
-int ravel_comm_predict(MPI_Comm comm, const char *name,
-                       const ravel_call_stats *s, double *seconds)
+static int predict_on(MPI_Comm comm, const char *name,
+                      const ravel_call_stats *s, int in_exchange,
+                      double *seconds)
 {
     comm_context *ctx;
     const ravel_cost_params *m;
@@ -90,11 +91,24 @@ int ravel_comm_predict(MPI_Comm comm, const char *name,
         return err;
     ravel_cost_params here = *m;
     here.ranks_per_node = ctx->node_ranks;
-    *seconds = ravel_cost_predict(name, &here, s);
+    *seconds = in_exchange ? ravel_cost_predict_exchange(name, &here, s)
+                           : ravel_cost_predict(name, &here, s);
     if (*seconds < 0.0)
         return ravel_error_set(MPI_ERR_ARG, "the cost model does not "
                                "describe backend '%s'", name);
     return MPI_SUCCESS;
+}
+
+int ravel_comm_predict(MPI_Comm comm, const char *name,
+                       const ravel_call_stats *s, double *seconds)
+{
+    return predict_on(comm, name, s, 0, seconds);
+}
+
+int ravel_comm_predict_exchange(MPI_Comm comm, const char *name,
+                                const ravel_call_stats *s, double *seconds)
+{
+    return predict_on(comm, name, s, 1, seconds);
 }
 
 int ravel_comm_hint_stats(MPI_Comm comm, const ravel_call_stats *s)

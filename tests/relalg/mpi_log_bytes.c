@@ -14,9 +14,14 @@
  * that moved bytes names the backend that moved them (the fixed one; with
  * auto, one of the others), a positive predicted time and a measured time
  * within the exchange's; bytes are not compared for auto, whose choice may
- * pad.
+ * pad.  A fixed backend's predicted time with counts discovered must be its
+ * time with the count exchange first plus the count exchange its call then
+ * makes (both direct backends need every receive count): the model's
+ * ravel_cost_predict_exchange less ravel_cost_predict, which depends on P
+ * alone.
  * usage: mpiexec -n P mpi_relalg_log_bytes */
 #include "ravel/comm.h"
+#include "ravel/cost_model.h"
 #include "ravel/error.h"
 #include "ravel/relalg.h"
 #include "relalg_test_util.h"
@@ -35,6 +40,53 @@ static void fail(const char *what, unsigned it)
     if (rank == 0)
         fprintf(stderr, "FAIL: %s (iteration %u)\n", what, it);
     failures++;
+}
+
+/* Per fixed backend (vendor, spread-out) and iteration, the predicted time
+ * with the engine's count exchange; then compared in the discovering run. */
+enum { MAX_ITERATIONS = 64 };
+static double predicted_counts_first[2][MAX_ITERATIONS];
+
+/* The count exchange ravel_exchange_run makes before a direct backend, as
+ * the model predicts it (all ranks of these tests share one node). */
+static double count_exchange_seconds(const char *backend, int P)
+{
+    const ravel_cost_params *model;
+    if (ravel_comm_model(&model, NULL) != MPI_SUCCESS)
+        return -1.0;
+    ravel_cost_params m = *model;
+    m.ranks_per_node = P;
+    ravel_call_stats s;
+    memset(&s, 0, sizeof s);
+    s.P = P;
+    return ravel_cost_predict_exchange(backend, &m, &s) -
+           ravel_cost_predict(backend, &m, &s);
+}
+
+static void check_predictions(const ravel_engine *e, int b, int discover)
+{
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    size_t n;
+    const ravel_iteration_record *rec = ravel_engine_records(e, &n);
+    const char *backend = b == 0 ? "vendor" : "spread-out";
+    double counts = count_exchange_seconds(backend, P);
+    if (P > 1 && !(counts > 0.0))
+        fail("the model charges a direct backend a count exchange", 0);
+    for (size_t i = 0; i < n && i < MAX_ITERATIONS; i++) {
+        if (!discover) {
+            predicted_counts_first[b][i] = rec[i].predicted_seconds;
+            continue;
+        }
+        if (rec[i].total_bytes == 0)
+            continue;
+        double want = predicted_counts_first[b][i] + counts;
+        double diff = rec[i].predicted_seconds - want;
+        if (diff > 1e-9 * want || diff < -1e-9 * want)
+            fail("with counts discovered, the prediction counts the count "
+                 "exchange of a direct backend's call",
+                 rec[i].iteration);
+    }
 }
 
 /* The backend the records must name: fixed, or NULL for auto. */
@@ -202,6 +254,8 @@ int main(int argc, char **argv)
             moved += rec[i].total_bytes;
         if (P > 1 && moved == 0)
             fail("the exchange carried data", 0);
+        if (b < 2)
+            check_predictions(e, b, o.discover_counts);
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0)
             check_csv(csv, e);

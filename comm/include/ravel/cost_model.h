@@ -158,6 +158,11 @@ int ravel_comm_call_stats(const void *sendbuf, const int sendcounts[],
  * the model does not describe. */
 int ravel_comm_predict(MPI_Comm comm, const char *name,
                        const ravel_call_stats *s, double *seconds);
+/* The same for a call of ravel_exchange_run, which makes a count exchange
+ * before a backend that needs every receive count
+ * (ravel_cost_predict_exchange). */
+int ravel_comm_predict_exchange(MPI_Comm comm, const char *name,
+                                const ravel_call_stats *s, double *seconds);
 
 /* ---- statistics handed to auto ---------------------------------------- */
 
