@@ -1,8 +1,11 @@
 #!/bin/sh
 # real_table.sh RESULTS_DIR: the tables of bench/results/auto/README.md from
 # run_real.sh's output.  ravel-a2a: per N, the median over runs of each
-# backend's median call time, the fastest fixed backend, and auto's and
-# auto+hint's ratio to it.  ravel-tc: per graph, the median over runs of
+# backend's mean call time, the fastest fixed backend, and auto's and
+# auto+hint's ratio to it.  The mean, for every backend alike: only the
+# mean holds auto's agreeing calls, and set against the others' medians
+# it also charged auto their tails (MEDIAN=1, and CSVs without mean_us,
+# compare medians, auto's mean excepted, as before).  ravel-tc: per graph, the median over runs of
 # each backend's exchange seconds (the log's sum), and auto's ratio to the
 # fastest fixed backend.
 set -eu
@@ -16,11 +19,14 @@ csv=${CSV:-$dir/a2a_2ranks.csv}
 # auto's time per call is its mean where the CSV has one (auto agrees at
 # some calls only); a CSV from before holds auto agreeing at every call.
 mean=$(head -1 "$csv" | tr ',' '\n' | grep -n '^mean_us$' | cut -d: -f1 || true)
+all_means=
+[ -n "$mean" ] && [ -z "${MEDIAN:-}" ] && all_means=1
 for n in $(awk -F, 'NR > 1 { print $5 }' "$csv" | sort -un); do
   best= best_t= t_auto= t_auto_agree= t_auto_hint=
   for b in $(awk -F, -v n="$n" 'NR > 1 && $5 == n { print $2 }' "$csv" | sort -u); do
     col=10
     [ "$b" = auto ] && [ -n "$mean" ] && col=$mean
+    [ -n "$all_means" ] && col=$mean
     t=$(awk -F, -v n="$n" -v b="$b" -v c="$col" 'NR > 1 && $5 == n && $2 == b { print $c }' "$csv" | median)
     eval "t_$(echo "$b" | tr -c 'a-z0-9\n' '_')=$t"
     case $b in auto|auto+hint|auto:agree) continue ;; esac
