@@ -5,6 +5,8 @@
 # each backend's median exchange seconds and auto's ratio to the fastest
 # fixed one.  For a graph whose backends differ by less than the run-to-run
 # spread, where run_real.sh's three runs per backend decide nothing.
+# Every run's closure must have the published size (MANIFEST.tsv), or the
+# script stops: a fast wrong run is no measurement.
 set -euo pipefail
 build=${1:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
 graph=${2:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
@@ -15,6 +17,8 @@ file=$top/../shared/datasets/suitesparse/$graph.mtx
 [[ -f $file ]] || { echo "alternate_tc.sh: no $file" >&2; exit 1; }
 flags=()
 base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
+published=$(awk -F'\t' -v n="$graph" '$1 == n { print $4 }' \
+              "$top/../shared/datasets/suitesparse/MANIFEST.tsv")
 [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
 
 echo "# $graph, $runs rounds, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -24,6 +28,11 @@ for ((r = 1; r <= runs; r++)); do
   for b in $backends; do
     j=$(mpiexec -n 2 "$build/apps/tc/ravel-tc" --quiet --json --comm="$b" \
           "${flags[@]}" "$file" </dev/null 2>/dev/null)
+    size=$(sed -n 's/.*"closure_size": \([0-9]*\).*/\1/p' <<<"$j")
+    if [[ $size != "$published" ]]; then
+      echo "alternate_tc.sh: $graph with $b: closure of '$size' paths, published $published" >&2
+      exit 1
+    fi
     echo "$b $(sed -n 's/.*"comm_seconds": \([0-9.]*\).*/\1/p' <<<"$j")" >>"$samples"
   done
 done
