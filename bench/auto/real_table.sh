@@ -5,9 +5,10 @@
 # auto+hint's ratio to it.  The mean, for every backend alike: only the
 # mean holds auto's agreeing calls, and set against the others' medians
 # it also charged auto their tails (MEDIAN=1, and CSVs without mean_us,
-# compare medians, auto's mean excepted, as before).  ravel-tc: per graph, the median over runs of
-# each backend's exchange seconds (the log's sum), and auto's ratio to the
-# fastest fixed backend.
+# compare medians, auto's mean excepted, as the tables before 4b1b936
+# did).  ravel-tc: per graph, the median over runs of each backend's
+# exchange seconds (the log's sum), and auto's ratio to the fastest fixed
+# backend.
 set -eu
 dir=${1:?usage: real_table.sh RESULTS_DIR}
 
