@@ -63,13 +63,13 @@ static double count_exchange_seconds(const char *backend, int P)
            ravel_cost_predict(backend, &m, &s);
 }
 
-static void check_predictions(const ravel_engine *e, int b, int discover)
+static void check_predictions(const ravel_engine *e, int b,
+                              const char *backend, int discover)
 {
     int P;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     size_t n;
     const ravel_iteration_record *rec = ravel_engine_records(e, &n);
-    const char *backend = b == 0 ? "vendor" : "spread-out";
     double counts = count_exchange_seconds(backend, P);
     if (P > 1 && !(counts > 0.0))
         fail("the model charges a direct backend a count exchange", 0);
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
         if (P > 1 && moved == 0)
             fail("the exchange carried data", 0);
         if (b < 2)
-            check_predictions(e, b, o.discover_counts);
+            check_predictions(e, b, backends[b], o.discover_counts);
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0)
             check_csv(csv, e);
