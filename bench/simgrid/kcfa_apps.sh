@@ -25,7 +25,17 @@ for backend in $backends; do
   j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
       sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/kcfa/ravel-kcfa" theta \
       "$P" 3 --quiet --json --k="$k" --generate="$n" --comm="$backend" \
-      --log "$log" 2>/dev/null | grep '^{')
+      --log "$log" 2>"$log.stderr" | grep '^{') || true
+  # A run that ends without its JSON line (SimGrid's own aborts among
+  # them) is reported with its stderr kept beside its log, and the study
+  # goes on with the next backend instead of stopping silently.
+  if [[ -z $j ]]; then
+    echo "kcfa_apps.sh: $name $backend at P=$P ended without a result;" \
+      "the end of $log.stderr:" >&2
+    tail -n 3 "$log.stderr" >&2
+    continue
+  fi
+  rm -f "$log.stderr"
   field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
   echo "$name,$backend,$P,$(field facts),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
     tee -a "$csv"

@@ -49,6 +49,16 @@
 #       "Could not map folded virtual memory".  This script warns when the
 #       estimate P*(8 + 4*P*N/2^20), N the largest --N (default 2048),
 #       exceeds the limit (sysctl -w vm.max_map_count=... raises it).
+#   maxmin/precision:1e-3   SimGrid's max-min bandwidth solver treats a
+#       constraint's leftover capacity below this as zero (default 1e-5,
+#       in bytes/s against link capacities of 1e10).  At P=1024 a radix-32
+#       Bruck exchange left 1.09e-5 of
+#       rounding residue on a saturated link, which SimGrid then refused
+#       to saturate again: "Cannot saturate more a constraint that has no
+#       active element", an abort after hours of host time.  1e-3 B/s is
+#       still 13 orders of magnitude under any capacity here; at P=128
+#       (uniform N=16,1024,2048, spread-out, inline-bruck, radix-bruck:16)
+#       every simulated time is the same to the nanosecond with either.
 #   RAVEL_WAIT=block                ravel waits in MPI_Waitall.  Its default
 #       (auto) sees 64 ranks on a 2-core host and polls MPI_Testall, whose
 #       every call SMPI charges simulated time: times become meaningless.
@@ -95,5 +105,6 @@ RAVEL_WAIT=block RAVEL_SIM_GAMMA=$gamma exec smpirun -np "$P" -platform "$here/$
     --cfg=smpi/coll-selector:mpich \
     --cfg=smpi/os:0:"$os" --cfg=smpi/or:0:"$os" --cfg=smpi/ois:0:"$os" \
     --cfg=contexts/stack-size:256 \
+    --cfg=maxmin/precision:1e-3 \
     --log=root.thres:critical \
     "$program" "$@"

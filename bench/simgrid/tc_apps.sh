@@ -37,7 +37,17 @@ for graph in "$@"; do
         sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/tc/ravel-tc" theta \
         "$P" 3 --quiet --json --comm="$backend" --exchange="$exchange" \
         --log "$log" "${flags[@]}" \
-        "$shared/$file" 2>/dev/null | grep '^{')
+        "$shared/$file" 2>"$log.stderr" | grep '^{') || true
+    # A run that ends without its JSON line (SimGrid's own aborts among
+    # them) is reported with its stderr kept beside its log, and the study
+    # goes on with the next backend instead of stopping silently.
+    if [[ -z $j ]]; then
+      echo "tc_apps.sh: $graph $backend at P=$P ended without a result;" \
+        "the end of $log.stderr:" >&2
+      tail -n 3 "$log.stderr" >&2
+      continue
+    fi
+    rm -f "$log.stderr"
     field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
     echo "$graph,$backend$suffix,$P,$(field closure_size),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
       tee -a "$csv"
