@@ -39,6 +39,9 @@ typedef struct {
 typedef struct comm_exchange comm_exchange;
 typedef int (*comm_kernel)(const comm_exchange *x);
 
+/* shm's shared window and its bookkeeping (alltoallv_shm.c). */
+typedef struct comm_shm comm_shm;
+
 /* What ravel caches on a caller's communicator. */
 typedef struct {
     MPI_Comm comm;        /* private duplicate: internal messages travel
@@ -48,7 +51,9 @@ typedef struct {
     int size;
     ravel_wait_mode wait; /* how this communicator's exchanges wait */
     int node_ranks;       /* most ranks of comm on one node (the cost
-                             model's ranks per node) */
+                             model's ranks per node; RAVEL_NODE_SIZE's
+                             fake nodes in tests) */
+    comm_shm *shm;        /* shm's window, made on its first call */
     int hinted;           /* `hint` holds the next auto call's statistics */
     ravel_call_stats hint;
     int last_choice;      /* registry index auto chose last; -1: none */
@@ -87,6 +92,17 @@ int comm_context_get(MPI_Comm user, comm_context **ctx);
 
 int comm_waitall(const comm_context *ctx, int n, MPI_Request requests[]);
 
+/* MPI_Allreduce and MPI_Barrier on ctx's communicator, in its waiting
+ * mode (ravel_comm_allreduce and ravel_comm_barrier with the context in
+ * hand). */
+int comm_allreduce(const comm_context *ctx, const void *sendbuf,
+                   void *recvbuf, int count, MPI_Datatype type, MPI_Op op);
+int comm_barrier(const comm_context *ctx);
+
+/* Frees shm's window (collective on the context's communicator): when the
+ * context is freed. */
+void comm_shm_free(comm_context *ctx);
+
 /* Where an exchange that discovers its receive counts puts what arrives
  * (exchange.c): blocks in chunks that never move, a view per source. */
 typedef struct comm_inbox comm_inbox;
@@ -94,6 +110,11 @@ typedef struct comm_inbox comm_inbox;
 /* Room for src's block of `len` bytes in the inbox, recorded as its view;
  * NULL only for len 0 (or, with the error set, out of memory: then *err). */
 char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err);
+
+/* Records src's block as `len` bytes at `at`, memory the inbox does not own
+ * (shm's views into the senders' segments): the run's views can then not
+ * be handed over (ravel_exchange_take_inbox). */
+void comm_inbox_view(comm_inbox *in, int src, const char *at, size_t len);
 
 /* One alltoallv call seen as bytes.  Offsets are signed: MPI allows negative
  * displacements as long as the data they name is addressable. */
@@ -134,10 +155,12 @@ static inline const char *comm_send_block(const comm_exchange *x, int dst)
 int comm_recv_block(const comm_exchange *x, int src, size_t len, char **to);
 
 /* The kernels that learn receive sizes on the way (x->inbox), for the
- * exchange API: two-phase-bruck, inline-bruck, radix-bruck. */
+ * exchange API: two-phase-bruck, inline-bruck, radix-bruck, and shm (from
+ * the headers in the senders' segments). */
 int comm_two_phase_bruck_kernel(const comm_exchange *x);
 int comm_inline_bruck_kernel(const comm_exchange *x);
 int comm_radix_bruck_kernel(const comm_exchange *x);
+int comm_shm_kernel(const comm_exchange *x);
 
 /* The discovering kernel of backend `name` (and its parameter), or NULL
  * when the backend needs receive counts in advance (registry.c). */

@@ -35,6 +35,7 @@ static int free_context(MPI_Comm comm, int keyval, void *attr, void *extra)
         last_comm = MPI_COMM_NULL;
         last_ctx = NULL;
     }
+    comm_shm_free(ctx); /* its window lives on ctx->comm */
     int err = ctx->owns_comm ? MPI_Comm_free(&ctx->comm) : MPI_SUCCESS;
     free(ctx);
     return err;
@@ -63,15 +64,55 @@ static int choose_wait_mode(comm_context *ctx, int here)
     return MPI_SUCCESS;
 }
 
+/* RAVEL_NODE_SIZE=k, for tests only: every node is split into fake nodes
+ * of k consecutive ranks, so that node-aware code meets several nodes on
+ * one machine.  0 when unset. */
+static int fake_node_size(int *k)
+{
+    const char *env = getenv("RAVEL_NODE_SIZE");
+    *k = 0;
+    if (!env || !*env)
+        return MPI_SUCCESS;
+    long v = 0;
+    for (const char *c = env; *c && v <= 1000000000L; c++) {
+        if (*c < '0' || *c > '9') {
+            v = 0;
+            break;
+        }
+        v = 10 * v + (*c - '0');
+    }
+    if (v < 1 || v > 1000000000L)
+        return ravel_error_set(MPI_ERR_ARG, "RAVEL_NODE_SIZE='%s' is not a "
+                               "whole number of ranks >= 1 (it splits every "
+                               "node into fake nodes of that many "
+                               "consecutive ranks, for tests)", env);
+    *k = (int)v;
+    return MPI_SUCCESS;
+}
+
 /* The ranks of ctx's communicator on this node (*here), and the most on any
  * node (the same on every rank). */
 static int count_node_ranks(comm_context *ctx, int *here)
 {
-    MPI_Comm node;
-    int err = MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0,
-                                  MPI_INFO_NULL, &node);
+    int fake;
+    int err = fake_node_size(&fake);
     if (err != MPI_SUCCESS)
         return err;
+    MPI_Comm node;
+    err = MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0,
+                              MPI_INFO_NULL, &node);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (fake > 0) {
+        int rank;
+        MPI_Comm part;
+        MPI_Comm_rank(node, &rank);
+        err = MPI_Comm_split(node, rank / fake, rank, &part);
+        MPI_Comm_free(&node);
+        if (err != MPI_SUCCESS)
+            return err;
+        node = part;
+    }
     MPI_Comm_size(node, here);
     MPI_Comm_free(&node);
     return MPI_Allreduce(here, &ctx->node_ranks, 1, MPI_INT, MPI_MAX,
@@ -183,6 +224,20 @@ int ravel_comm_waitall(MPI_Comm comm, int n, MPI_Request requests[])
     return comm_waitall(ctx, n, requests);
 }
 
+int comm_allreduce(const comm_context *ctx, const void *sendbuf,
+                   void *recvbuf, int count, MPI_Datatype type, MPI_Op op)
+{
+    comm_charge_flush();
+    if (ctx->wait == RAVEL_WAIT_BLOCK)
+        return MPI_Allreduce(sendbuf, recvbuf, count, type, op, ctx->comm);
+    MPI_Request request;
+    int err = MPI_Iallreduce(sendbuf, recvbuf, count, type, op, ctx->comm,
+                             &request);
+    if (err != MPI_SUCCESS)
+        return err;
+    return comm_waitall(ctx, 1, &request);
+}
+
 int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
@@ -190,12 +245,16 @@ int ravel_comm_allreduce(const void *sendbuf, void *recvbuf, int count,
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return err;
+    return comm_allreduce(ctx, sendbuf, recvbuf, count, type, op);
+}
+
+int comm_barrier(const comm_context *ctx)
+{
     comm_charge_flush();
     if (ctx->wait == RAVEL_WAIT_BLOCK)
-        return MPI_Allreduce(sendbuf, recvbuf, count, type, op, ctx->comm);
+        return MPI_Barrier(ctx->comm);
     MPI_Request request;
-    err = MPI_Iallreduce(sendbuf, recvbuf, count, type, op, ctx->comm,
-                         &request);
+    int err = MPI_Ibarrier(ctx->comm, &request);
     if (err != MPI_SUCCESS)
         return err;
     return comm_waitall(ctx, 1, &request);
@@ -207,12 +266,5 @@ int ravel_comm_barrier(MPI_Comm comm)
     int err = comm_context_get(comm, &ctx);
     if (err != MPI_SUCCESS)
         return err;
-    comm_charge_flush();
-    if (ctx->wait == RAVEL_WAIT_BLOCK)
-        return MPI_Barrier(ctx->comm);
-    MPI_Request request;
-    err = MPI_Ibarrier(ctx->comm, &request);
-    if (err != MPI_SUCCESS)
-        return err;
-    return comm_waitall(ctx, 1, &request);
+    return comm_barrier(ctx);
 }

@@ -33,6 +33,7 @@ struct comm_inbox {
     size_t nchunks, used, size; /* of the last chunk */
     const char **view;          /* [P] */
     size_t *len;                /* [P] */
+    int foreign;                /* some view is in memory not its own */
 };
 
 struct ravel_exchange {
@@ -90,6 +91,13 @@ char *comm_inbox_place(comm_inbox *in, int src, size_t len, int *err)
     return at;
 }
 
+void comm_inbox_view(comm_inbox *in, int src, const char *at, size_t len)
+{
+    in->len[src] = len;
+    in->view[src] = len ? at : NULL;
+    in->foreign = 1;
+}
+
 /* Forgets the last run's views; keeps the largest chunk for the next. */
 static void inbox_reset(comm_inbox *in, int P)
 {
@@ -100,6 +108,7 @@ static void inbox_reset(comm_inbox *in, int P)
         in->nchunks = 1;
     }
     in->used = 0;
+    in->foreign = 0;
     memset(in->len, 0, (size_t)P * sizeof *in->len);
     memset(in->view, 0, (size_t)P * sizeof *in->view);
 }
@@ -400,7 +409,7 @@ void *ravel_exchange_take_inbox(ravel_exchange *x, size_t *bytes)
 {
     char *block = NULL;
     *bytes = 0;
-    if (comm_payload_shared())
+    if (comm_payload_shared() || x->inbox.foreign)
         return NULL; /* not malloc's, nor only this rank's */
     if (x->views_in_recv) {
         block = x->recv;

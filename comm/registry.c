@@ -32,6 +32,7 @@ static const backend_entry backends[] = {
      0},
     {"radix-bruck", ravel_alltoallv_radix_bruck, comm_radix_bruck_kernel,
      RADIX_BRUCK_DEFAULT},
+    {"shm", ravel_alltoallv_shm, comm_shm_kernel, 0},
     /* Last: it chooses among the rows above (cost_model.c). */
     {"auto", ravel_alltoallv_auto, NULL, 0},
 };
@@ -151,7 +152,7 @@ comm_kernel comm_discovering_kernel(const char *name, int *param)
     comm_kernel kernel = comm_backend_kernel(name, param);
     if (kernel == comm_two_phase_bruck_kernel ||
         kernel == comm_inline_bruck_kernel ||
-        kernel == comm_radix_bruck_kernel)
+        kernel == comm_radix_bruck_kernel || kernel == comm_shm_kernel)
         return kernel;
     *param = 0;
     return NULL;

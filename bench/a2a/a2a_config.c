@@ -9,15 +9,17 @@
 
 static const char *comm_text = "all,auto", *sizes_text =
     "16,32,64,128,256,512,1024,2048", *dist_text = "uniform",
-                  *type_text = "double";
+                  *type_text = "double", *api_text = "alltoallv";
 
-#define OPTION_COUNT 12
+#define OPTION_COUNT 13
 static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
         {"comm", RAVEL_OPT_STRING, &comm_text, "LIST",
          "backends, comma-separated (radix-bruck:R for radix R); 'all' "
-         "in the list stands for every fixed one (default all,auto)"},
+         "in the list stands for every fixed one (default all,auto); "
+         "'memcpy' is no exchange but each rank copying the bytes it "
+         "sends once, the limit of an exchange through shared memory"},
         {"N", RAVEL_OPT_STRING, &sizes_text, "LIST",
          "largest block in bytes, comma-separated (default "
          "16,32,...,2048)"},
@@ -44,6 +46,11 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
          "tell auto each call's global statistics before the timed call, "
          "as a caller that exchanges counts first does (ravel's engine); "
          "its rows are labelled auto+hint"},
+        {"api", RAVEL_OPT_STRING, &api_text, "FORM",
+         "alltoallv | exchange: call the backends through MPI_Alltoallv's "
+         "signature, or through ravel_exchange_run (receive counts "
+         "discovered, arrivals read in place; rows NAME/exchange) "
+         "(default alltoallv)"},
         {"help", RAVEL_OPT_FLAG, &cfg->help, NULL, "this text"},
     };
     memcpy(options, table, sizeof table);
@@ -105,8 +112,9 @@ static int parse_backends(a2a_config *cfg, char *err, size_t errlen)
                      comm_text, cfg->nbackends + 1);
             return -1;
         }
-        if (strcmp(name, "all") != 0 && !ravel_alltoallv_lookup(name)) {
-            snprintf(err, errlen, "--comm: %s; or all",
+        if (strcmp(name, "all") != 0 && strcmp(name, "memcpy") != 0 &&
+            !ravel_alltoallv_lookup(name)) {
+            snprintf(err, errlen, "--comm: %s; or all, or memcpy",
                      ravel_error_message());
             return -1;
         }
@@ -191,6 +199,13 @@ int a2a_config_parse(int argc, char **argv, a2a_config *cfg, char *err,
         return -1;
     }
     cfg->type_name = type_text;
+    if (strcmp(api_text, "exchange") == 0) {
+        cfg->exchange_api = 1;
+    } else if (strcmp(api_text, "alltoallv") != 0) {
+        snprintf(err, errlen, "--api=%s is not one of alltoallv, exchange",
+                 api_text);
+        return -1;
+    }
     if (parse_backends(cfg, err, errlen) || parse_sizes(cfg, err, errlen))
         return -1;
     return a2a_dist_parse(dist_text, &cfg->dist, err, errlen);

@@ -22,6 +22,7 @@ typedef struct {
     uint64_t iters, warmup, seed;
     int verify, help;
     int hint_stats; /* --hint-stats: auto is told each call's statistics */
+    int exchange_api; /* --api=exchange: through ravel_exchange_run */
     const char *csv_path;  /* NULL: no CSV */
     const char *model_path; /* --model: NULL = RAVEL_MODEL or built-in */
     a2a_dist dist;

@@ -27,6 +27,7 @@
 #include <ravel/error.h>
 
 #include <errno.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,105 @@ typedef struct {
     int wrong;               /* some call's result differed from vendor's */
 } timing;
 
+/* Records one timed call's figures (after the warm-up). */
+static void record(timing *t, const a2a_config *cfg, uint64_t it,
+                   double elapsed)
+{
+    ravel_comm_stats s = ravel_comm_stats_get();
+    if (it < cfg->warmup)
+        return;
+    t->times[it - cfg->warmup] = elapsed;
+    t->totals[0] += s.messages;
+    t->totals[1] += s.bytes;
+    t->totals[2] += s.metadata_messages;
+}
+
+/* Whether the views of exchange h hold MPI_Alltoallv's result. */
+static int views_match(const ravel_exchange *h, const a2a_exchange *x,
+                       const a2a_config *cfg)
+{
+    for (int src = 0; src < x->P; src++) {
+        size_t len = 0;
+        const void *view = ravel_exchange_inbox(h, src, &len);
+        size_t want = (size_t)x->recvcounts[src] * cfg->elem_size;
+        if (len != want ||
+            (len && memcmp(view, x->reference + (size_t)x->rdispls[src] *
+                                                     cfg->elem_size,
+                           len) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* The same calls through the exchange API: the send buffer as it is
+ * (ravel_exchange_send), receive counts discovered, arrivals left where
+ * the backend put them (a view per source). */
+static int timed_exchanges(const char *name, const a2a_exchange *x,
+                           const a2a_config *cfg, MPI_Comm comm, timing *t)
+{
+    memset(t->totals, 0, sizeof t->totals);
+    t->wrong = 0;
+    ravel_exchange *h = NULL;
+    size_t *bytes = malloc(2 * (size_t)x->P * sizeof *bytes);
+    if (!bytes)
+        return MPI_ERR_NO_MEM;
+    size_t *offsets = bytes + x->P;
+    for (int i = 0; i < x->P; i++) {
+        bytes[i] = (size_t)x->sendcounts[i] * cfg->elem_size;
+        offsets[i] = (size_t)x->sdispls[i] * cfg->elem_size;
+    }
+    int err = ravel_exchange_create(comm, name, &h);
+    for (uint64_t it = 0;
+         err == MPI_SUCCESS && it < cfg->warmup + cfg->iters; it++) {
+        err = ravel_comm_barrier(comm);
+        if (err != MPI_SUCCESS)
+            break;
+        ravel_comm_stats_reset();
+        double start = MPI_Wtime();
+        err = ravel_exchange_send(h, x->sendbuf, bytes, offsets);
+        if (err == MPI_SUCCESS)
+            err = ravel_exchange_run(h);
+        double elapsed = MPI_Wtime() - start;
+        if (err == MPI_SUCCESS)
+            record(t, cfg, it, elapsed);
+        if (err == MPI_SUCCESS && cfg->verify && !views_match(h, x, cfg))
+            t->wrong = 1;
+    }
+    ravel_exchange_free(h);
+    free(bytes);
+    return err;
+}
+
+/* Read after each copy, so that no compiler drops the copy as dead. */
+volatile unsigned char memcpy_sink;
+
+/* No exchange: each rank copies the bytes it sends (its blocks, its own
+ * included) once, into memory of its own: what a rank pays at least to
+ * hand its data over through memory, the limit of shm's exchange form. */
+static int timed_memcpy(const a2a_exchange *x, const a2a_config *cfg,
+                        MPI_Comm comm, timing *t)
+{
+    memset(t->totals, 0, sizeof t->totals);
+    t->wrong = 0;
+    unsigned char *to = malloc(x->send_bytes ? x->send_bytes : 1);
+    if (!to)
+        return MPI_ERR_NO_MEM;
+    int err = MPI_SUCCESS;
+    for (uint64_t it = 0;
+         err == MPI_SUCCESS && it < cfg->warmup + cfg->iters; it++) {
+        err = ravel_comm_barrier(comm);
+        ravel_comm_stats_reset();
+        double start = MPI_Wtime();
+        if (x->send_bytes)
+            memcpy(to, x->sendbuf, x->send_bytes);
+        double elapsed = MPI_Wtime() - start;
+        memcpy_sink = to[it % (x->send_bytes ? x->send_bytes : 1)];
+        record(t, cfg, it, elapsed);
+    }
+    free(to);
+    return err;
+}
+
 static int timed_calls(ravel_alltoallv_fn fn, const a2a_exchange *x,
                        const a2a_config *cfg, const ravel_call_stats *hint,
                        MPI_Comm comm, timing *t)
@@ -77,15 +177,9 @@ static int timed_calls(ravel_alltoallv_fn fn, const a2a_exchange *x,
         err = fn(x->sendbuf, x->sendcounts, x->sdispls, cfg->type, x->recvbuf,
                  x->recvcounts, x->rdispls, cfg->type, comm);
         double elapsed = MPI_Wtime() - start;
-        ravel_comm_stats s = ravel_comm_stats_get();
         if (err != MPI_SUCCESS)
             return err;
-        if (it >= cfg->warmup) {
-            t->times[it - cfg->warmup] = elapsed;
-            t->totals[0] += s.messages;
-            t->totals[1] += s.bytes;
-            t->totals[2] += s.metadata_messages;
-        }
+        record(t, cfg, it, elapsed);
         if (cfg->verify &&
             memcmp(x->recvbuf, x->reference, x->recv_bytes) != 0)
             t->wrong = 1;
@@ -151,16 +245,23 @@ static int make_reference(const a2a_exchange *x, const a2a_config *cfg,
 }
 
 /* The model's time for backend `name` on this call (auto and auto:agree:
- * for what it chose last, which it reports), in microseconds. */
-static int predict(const char *name, const ravel_call_stats *s, MPI_Comm comm,
-                   a2a_result *r)
+ * for what it chose last, which it reports), in microseconds; through
+ * the exchange API when `exchange`.  None for memcpy. */
+static int predict(const char *name, int exchange, const ravel_call_stats *s,
+                   MPI_Comm comm, a2a_result *r)
 {
     double seconds = 0.0;
     int err;
+    if (strcmp(name, "memcpy") == 0) {
+        r->predicted_us = NAN;
+        return MPI_SUCCESS;
+    }
     if (strcmp(name, "auto") == 0 || strncmp(name, "auto:", 5) == 0) {
         int choice = -1;
         err = ravel_comm_last_choice(comm, &choice, &seconds);
         r->chose = choice >= 0 ? ravel_alltoallv_name((size_t)choice) : NULL;
+    } else if (exchange) {
+        err = ravel_comm_predict_exchange(comm, name, s, &seconds);
     } else {
         err = ravel_comm_predict(comm, name, s, &seconds);
     }
@@ -196,15 +297,37 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
         goto fn_exit;
     }
     for (size_t b = 0; b < cfg->nbackends; b++) {
-        int hinted = cfg->hint_stats && strcmp(cfg->backends[b], "auto") == 0;
-        a2a_result r = {.backend = hinted ? "auto+hint" : cfg->backends[b],
-                        .n_bytes = n_bytes};
-        int code = timed_calls(ravel_alltoallv_lookup(cfg->backends[b]), &x,
-                               cfg, hinted ? &stats : NULL, comm, t);
+        const char *name = cfg->backends[b];
+        int is_memcpy = strcmp(name, "memcpy") == 0;
+        int exchange = cfg->exchange_api && !is_memcpy;
+        int hinted = cfg->hint_stats && !exchange &&
+                     strcmp(name, "auto") == 0;
+        /* Static: the rows keep pointing at their labels to the end. */
+        static char labels[A2A_MAX_LIST][64];
+        char *label = labels[b];
+        snprintf(label, sizeof labels[b], "%s%s",
+                 hinted ? "auto+hint" : name, exchange ? "/exchange" : "");
+        double possible = 0.0;
+        if (!is_memcpy &&
+            ravel_comm_predict(comm, name, &stats, &possible) ==
+                MPI_SUCCESS &&
+            isinf(possible)) {
+            /* The model says it refuses to run here (shm across nodes). */
+            if (me == 0)
+                printf("# %s: skipped, it cannot run on this communicator "
+                       "(shm: ranks on several nodes)\n", name);
+            continue;
+        }
+        a2a_result r = {.backend = label, .n_bytes = n_bytes};
+        int code = is_memcpy ? timed_memcpy(&x, cfg, comm, t)
+                   : exchange
+                       ? timed_exchanges(name, &x, cfg, comm, t)
+                       : timed_calls(ravel_alltoallv_lookup(name), &x, cfg,
+                                     hinted ? &stats : NULL, comm, t);
         if (code == MPI_SUCCESS)
             code = summarise(&x, cfg, comm, t, &r);
         if (code == MPI_SUCCESS)
-            code = predict(cfg->backends[b], &stats, comm, &r);
+            code = predict(name, exchange, &stats, comm, &r);
         if (code != MPI_SUCCESS) {
             /* With MPI_ERRORS_RETURN set by a caller; fatal by default. */
             if (me == 0)

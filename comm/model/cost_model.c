@@ -59,6 +59,14 @@
  *                   unpacked once per hop.  With r' = 2 these are
  *                   inline-bruck's counts (up to the eager bound: 64 KiB
  *                   there, the same here).
+ *  shm              no message: each non-empty block to another rank
+ *                   reaches it through shared memory, counted as a
+ *                   collective counts a delivery (one message, with its
+ *                   bytes); posted 0;
+ *                   copied = S_r (into the segment) + R_r (out of the
+ *                   others') + Z_r (the own block, directly).  Inside
+ *                   ravel_exchange_run: copied = S_r + Z_r (the own block
+ *                   goes into the segment too, and nothing is read out).
  *
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
@@ -150,6 +158,21 @@
  *                   made radix-bruck accurate and the binary ones not, and
  *                   the replay then picked a radix where inline-bruck was
  *                   up to 10% faster at 12 points.
+ *  shm              one node only (+infinity otherwise, and under SMPI,
+ *                   where it refuses to run): (P-1) alpha for the
+ *                   synchronisation, each rank reading the P-1 others'
+ *                   control lines (a line another core wrote costs a
+ *                   cache-to-cache transfer, a part of the latency alpha
+ *                   measures for a message through MPI's shared memory:
+ *                   this errs high), plus gamma (S + R + Z); inside
+ *                   ravel_exchange_run gamma (S + Z), the receiver reading
+ *                   in place.  The first call's allreduce and window
+ *                   allocation are not charged (once per communicator).  The writers
+ *                   copy at once and the readers copy at once, each from
+ *                   its own core, so the copies do not add over ranks;
+ *                   what the model leaves out is that a reader's copy
+ *                   pulls the bytes from another core's cache or memory,
+ *                   dearer than the in-cache copy gamma often measures.
  *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
  *  _choose_exchange) every backend outside the Bruck family first waits
  *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
@@ -411,7 +434,10 @@ int ravel_cost_counts_of(const char *name, int P, int rank,
         counts_exact_bruck(&v, 1, out);
     else if (comm_radix_of_name(name) > 0)
         counts_radix_bruck(&v, comm_radix_of_name(name), out);
-    else
+    else if (strcmp(name, "shm") == 0) {
+        counts_direct(&v, 0, out);
+        out->copied = v.S + v.R + v.Z;
+    } else
         return -1;
     return 0;
 }
@@ -760,19 +786,50 @@ static double predict_radix_bruck(const call_model *c)
  * model only estimates (at 2 ranks with no own block MPICH's
  * MPI_Ialltoallv and spread-out tie, and the vendor call's schedule costs
  * some 0.06 us more on this project's machine), then registry order. */
+/* shm: its allreduce and its copies, on one node only. */
+static double shm_time(const call_model *c, double copied)
+{
+#ifdef SMPI_SHARED_MALLOC
+    (void)c;
+    (void)copied;
+    return INFINITY; /* refused under SMPI */
+#else
+    if (c->nodes > 1)
+        return INFINITY; /* refused across nodes */
+    if (c->P == 1)
+        return c->m->gamma * c->Z;
+    return (c->P - 1) * c->m->alpha + c->m->gamma * copied;
+#endif
+}
+
+static double predict_shm(const call_model *c)
+{
+    return shm_time(c, c->S + c->R + c->Z);
+}
+
 typedef double (*predictor)(const call_model *c);
+/* `weighed`: auto chooses among the rows that have it.  shm is predicted
+ * but not weighed yet: its formula holds for a window already grown, and
+ * a run whose exchanges grow (a closure's first iterations) pays the
+ * window's growth and its fresh pages, which the statistics of one call
+ * cannot show.  At 2 ranks on this project's machine ravel-tc's exchanges
+ * took 2.1 times vendor's on wiki-Vote with shm, 1.5 on p2p-Gnutella04,
+ * 0.91 on fe_sphere, where a2a's repeated calls of one size take 0.12 to
+ * 0.6 of vendor's time (bench/results/shm/README.md). */
 static const struct {
     const char *name;
     predictor predict;
+    int weighed;
 } predictors[] = {
-    {"spread-out", predict_spread_out},
-    {"padded-alltoall", predict_padded_alltoall},
-    {"padded-bruck", predict_padded_bruck},
-    {"two-phase-bruck", predict_two_phase_bruck},
-    {"pairwise", predict_pairwise},
-    {"inline-bruck", predict_inline_bruck},
-    {"radix-bruck", predict_radix_bruck},
-    {"vendor", predict_vendor},
+    {"spread-out", predict_spread_out, 1},
+    {"padded-alltoall", predict_padded_alltoall, 1},
+    {"padded-bruck", predict_padded_bruck, 1},
+    {"two-phase-bruck", predict_two_phase_bruck, 1},
+    {"pairwise", predict_pairwise, 1},
+    {"inline-bruck", predict_inline_bruck, 1},
+    {"radix-bruck", predict_radix_bruck, 1},
+    {"shm", predict_shm, 0},
+    {"vendor", predict_vendor, 1},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };
 static const double TIE_TOLERANCE = 1e-9; /* relative */
@@ -805,6 +862,8 @@ static double predict_in_exchange(const char *name, double call,
                                   const call_model *c)
 {
     int param;
+    if (strcmp(name, "shm") == 0) /* read in place: no copy out */
+        return shm_time(c, c->S + c->Z);
     if (call < 0.0 || comm_discovering_kernel(name, &param))
         return call;
     return call + count_exchange_time(c);
@@ -849,6 +908,8 @@ static const char *choose(const ravel_cost_params *m,
     const char *best = NULL;
     double best_time = INFINITY;
     for (size_t i = 0; i < PREDICTORS; i++) {
+        if (!predictors[i].weighed)
+            continue;
         double t = predictors[i].predict(&c);
         if (in_exchange)
             t = predict_in_exchange(predictors[i].name, t, &c);

@@ -24,8 +24,8 @@ done
 grep -v ',auto' "$csv" | tail -n +2 | cut -d, -f1-5,20 >"$scratch/printed"
 tail -n +2 "$scratch/errors.csv" | cut -d, -f7 >"$scratch/replayed"
 rows=$(wc -l <"$scratch/printed")
-# 4 distributions, 2 types, 4 sizes, 8 fixed backends
-[ "$rows" -eq 256 ] || die "expected 256 fixed-backend rows from ravel-a2a, found $rows"
+# 4 distributions, 2 types, 4 sizes, 9 fixed backends
+[ "$rows" -eq 288 ] || die "expected 288 fixed-backend rows from ravel-a2a, found $rows"
 [ "$rows" -eq "$(wc -l <"$scratch/replayed")" ] ||
   die "ravel-a2a wrote $rows rows, the replay $(wc -l <"$scratch/replayed")"
 paste -d, "$scratch/printed" "$scratch/replayed" | awk -F, '

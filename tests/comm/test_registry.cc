@@ -131,7 +131,7 @@ TEST(Registry, NamesAreUniqueAndListed)
     size_t need = ravel_alltoallv_names(list, sizeof list, ", ");
     EXPECT_EQ(std::string(list),
               "vendor, spread-out, padded-alltoall, padded-bruck, "
-              "two-phase-bruck, pairwise, inline-bruck, radix-bruck, auto");
+              "two-phase-bruck, pairwise, inline-bruck, radix-bruck, shm, auto");
     EXPECT_EQ(need, std::string(list).size() + 1);
     char small[8];
     EXPECT_EQ(ravel_alltoallv_names(small, sizeof small, ", "), need);

@@ -20,6 +20,10 @@
  *                    up to r - 1 messages at once (TuNA, Fan et al.,
  *                    HPDC'25); `radix-bruck` is r = 4, `radix-bruck:R` any
  *                    R >= 2 (R >= P: one round, a direct exchange)
+ *   shm              ranks of one node: each writes its blocks into its
+ *                    segment of a shared window, one allreduce, each copies
+ *                    its blocks out (in ravel_exchange_run: reads them in
+ *                    place); refused when the ranks span several nodes
  *   auto             per call, the backend ravel/cost_model.h predicts to be
  *                    fastest (every rank picks the same one): from
  *                    statistics agreed by an allreduce while the exchange
@@ -57,6 +61,10 @@
  *
  * Tunables (environment, read on first use, or the setters below):
  *   RAVEL_SPREAD_OUT_THROTTLE  requests in flight in spread-out (default 32)
+ *
+ * Testing node-aware code on one machine: RAVEL_NODE_SIZE=k splits every
+ * node into fake nodes of k consecutive ranks (the cost model's ranks per
+ * node, shm's refusal).  For tests only: the fake nodes still share memory.
  */
 #ifndef RAVEL_COMM_H
 #define RAVEL_COMM_H
@@ -89,6 +97,7 @@ RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_two_phase_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_pairwise);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_inline_bruck);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_radix_bruck);
+RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_shm);
 RAVEL_ALLTOALLV_DECLARE(ravel_alltoallv_auto);
 
 /* The backend registered under `name` ("vendor", "spread-out", ...), or NULL

@@ -85,7 +85,8 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s);
 
 /* The backend auto picks: the backend the model describes with the least
- * predicted time, among the registry's fixed rows and radix-bruck at radix
+ * predicted time, among the registry's fixed rows (but shm, predicted and
+ * not yet weighed: comm/model/cost_model.c says why) and radix-bruck at radix
  * 8, 16 and 32 ("radix-bruck:R", which ravel_alltoallv_lookup accepts); a
  * tie goes to ravel's own backends before `vendor` (whose internals the
  * model can only estimate), among them to the earlier row of the
