@@ -11,7 +11,12 @@
 #   GRAPH       names in ../shared/datasets/suitesparse/MANIFEST.tsv
 # Environment: BACKENDS, and EXCHANGE=discover to learn receive sizes
 # through ravel_exchange (--exchange=discover; the rows' backend column
-# then reads NAME/discover).
+# then reads NAME/discover); MAX_MEMORY, each simulated rank's limit on
+# its tuples (default 128M).  ravel-tc's own default, 3/4 of the host's
+# available memory shared by a node's ranks, gives each of 256 simulated
+# ranks some 65 MiB on this 24 GiB host: wiki-Vote at P = 256 stopped
+# there (rank 52 needs 67 MiB at iteration 3) with every Bruck and padded
+# backend, which earlier sessions took for a crash, their stderr unkept.
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '9,16p' "$0" >&2; exit 2; }
 build=$1 out=$2 P=$3
@@ -36,7 +41,7 @@ for graph in "$@"; do
     j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
         sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/tc/ravel-tc" theta \
         "$P" 3 --quiet --json --comm="$backend" --exchange="$exchange" \
-        --log "$log" "${flags[@]}" \
+        --log "$log" --max-memory="${MAX_MEMORY:-128M}" "${flags[@]}" \
         "$shared/$file" 2>"$log.stderr" | grep '^{') || true
     # A run that ends without its JSON line (SimGrid's own aborts among
     # them) is reported with its stderr kept beside its log, and the study
