@@ -161,18 +161,19 @@
  *  shm              one node only (+infinity otherwise, and under SMPI,
  *                   where it refuses to run): (P-1) alpha for the
  *                   synchronisation, each rank reading the P-1 others'
- *                   control lines (a line another core wrote costs a
- *                   cache-to-cache transfer, a part of the latency alpha
- *                   measures for a message through MPI's shared memory:
- *                   this errs high), plus gamma (S + R + Z); inside
- *                   ravel_exchange_run gamma (S + Z), the receiver reading
- *                   in place.  The first call's allreduce and window
- *                   allocation are not charged (once per communicator).  The writers
- *                   copy at once and the readers copy at once, each from
- *                   its own core, so the copies do not add over ranks;
- *                   what the model leaves out is that a reader's copy
- *                   pulls the bytes from another core's cache or memory,
- *                   dearer than the in-cache copy gamma often measures.
+ *                   control lines (a line another core wrote is one
+ *                   cache-to-cache transfer, taken as a latency), plus
+ *                   gamma (S + R + Z); inside ravel_exchange_run gamma
+ *                   (S + Z), the receiver reading in place.  Every rank
+ *                   copies on its own core at once, so the copies do not
+ *                   add over ranks.  Left out, and measured to matter
+ *                   (bench/results/shm/README.md): a reader's copy pulls
+ *                   another core's lines, dearer than the in-cache copies
+ *                   gamma is mostly fitted on (at 2 ranks here the model
+ *                   predicts 15 to 60% low), and a call that outgrows the
+ *                   window pays its reallocation and fresh pages, which
+ *                   no call's statistics show; so auto does not weigh it
+ *                   (predictors[], below).
  *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
  *  _choose_exchange) every backend outside the Bruck family first waits
  *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
