@@ -43,15 +43,15 @@
  * into the segment too, since the caller may refill its outboxes while
  * still reading the views.
  *
- * auto's statistics are not carried (auto treats shm as a direct
- * exchange and agrees again after some calls): carrying them would take
- * the collective this backend avoids.
+ * auto does not choose shm yet (comm/model/cost_model.c says why), and
+ * shm carries no statistics for it: that would take the collective this
+ * backend avoids.
  *
  * Only for a communicator whose ranks all share one node (node_ranks ==
  * P, counted with MPI_COMM_TYPE_SHARED, or RAVEL_NODE_SIZE's fake nodes in
  * tests); otherwise refused on every rank alike.  Not under SimGrid SMPI,
- * whose ranks are threads of one process and whose shared windows ravel
- * has not been checked with.  Tiling the copies in cache-sized pieces (Li,
+ * whose ranks all live in one process and whose shared windows ravel has
+ * not been checked with.  Tiling the copies in cache-sized pieces (Li,
  * Zhang and Hoefler's Morton order) is not done: each block is one memcpy,
  * in the staggered order above. */
 #include "comm_internal.h"
