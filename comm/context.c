@@ -8,6 +8,7 @@
 #include "comm_internal.h"
 
 #include "ravel/error.h"
+#include "ravel/options.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -73,15 +74,8 @@ static int fake_node_size(int *k)
     *k = 0;
     if (!env || !*env)
         return MPI_SUCCESS;
-    long v = 0;
-    for (const char *c = env; *c && v <= 1000000000L; c++) {
-        if (*c < '0' || *c > '9') {
-            v = 0;
-            break;
-        }
-        v = 10 * v + (*c - '0');
-    }
-    if (v < 1 || v > 1000000000L)
+    uint64_t v = 0;
+    if (ravel_parse_u64(env, &v) != 0 || v < 1 || v > 1000000000u)
         return ravel_error_set(MPI_ERR_ARG, "RAVEL_NODE_SIZE='%s' is not a "
                                "whole number of ranks >= 1 (it splits every "
                                "node into fake nodes of that many "

@@ -13,15 +13,13 @@ graphs=${GRAPHS:-"p2p-Gnutella04 wiki-Vote fe_sphere"}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 shared=$top/../shared/datasets/suitesparse
 . "$top/bench/auto/median.sh"
+. "$top/bench/exchange/graph_args.sh"
 samples=$(mktemp)
 trap 'rm -f "$samples"' EXIT
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for graph in $graphs; do
-  file=$shared/$(awk -F'\t' -v n="$graph" '$1 == n { print $2 }' "$shared/MANIFEST.tsv")
+  graph_args "$top" tc_real.sh "$graph" # sets file and flags
   published=$(awk -F'\t' -v n="$graph" '$1 == n { print $4 }' "$shared/MANIFEST.tsv")
-  base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
-  flags=()
-  [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
   for ((r = 1; r <= runs; r++)); do
     for b in vendor shm; do
       j=$(mpiexec -n 2 "$build/apps/tc/ravel-tc" --quiet --json --comm="$b" \

@@ -13,6 +13,7 @@ set -euo pipefail
 [ $# -eq 5 ] || { sed -n '9,11p' "$0" >&2; exit 2; }
 build=$1 out=$2 P=$3 k=$4 n=$5
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/simgrid/app_result.sh"
 backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck auto"}
 mkdir -p "$out/logs"
 csv=$out/kcfa_apps_P$P.csv
@@ -22,20 +23,11 @@ for backend in $backends; do
   log=$out/logs/$name.P$P.$backend.csv
   start=$(date +%s)
   # "--log FILE", not "--log=FILE": smpirun takes --log= as its own.
-  j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
+  j=$(app_result "$log" "kcfa_apps.sh: $name $backend at P=$P" \
+      env RAVEL_MODEL="$top/bench/simgrid/theta-model.json" \
       sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/kcfa/ravel-kcfa" theta \
       "$P" 3 --quiet --json --k="$k" --generate="$n" --comm="$backend" \
-      --log "$log" 2>"$log.stderr" | grep '^{') || true
-  # A run that ends without its JSON line (SimGrid's own aborts among
-  # them) is reported with its stderr kept beside its log, and the study
-  # goes on with the next backend instead of stopping silently.
-  if [[ -z $j ]]; then
-    echo "kcfa_apps.sh: $name $backend at P=$P ended without a result;" \
-      "the end of $log.stderr:" >&2
-    tail -n 3 "$log.stderr" >&2
-    continue
-  fi
-  rm -f "$log.stderr"
+      --log "$log") || continue
   field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
   echo "$name,$backend,$P,$(field facts),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
     tee -a "$csv"

@@ -18,10 +18,11 @@
 # there (rank 52 needs 67 MiB at iteration 3) with every Bruck and padded
 # backend, which earlier sessions took for a crash, their stderr unkept.
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '9,16p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '9,19p' "$0" >&2; exit 2; }
 build=$1 out=$2 P=$3
 shift 3
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/simgrid/app_result.sh"
 shared=$top/../shared/datasets/suitesparse
 backends=${BACKENDS:-"spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck auto"}
 mkdir -p "$out/logs"
@@ -38,21 +39,12 @@ for graph in "$@"; do
     log=$out/logs/$graph.P$P.$backend${suffix//\//.}.csv
     start=$(date +%s)
     # "--log FILE", not "--log=FILE": smpirun takes --log= as its own.
-    j=$(RAVEL_MODEL=$top/bench/simgrid/theta-model.json \
+    j=$(app_result "$log" "tc_apps.sh: $graph $backend at P=$P" \
+        env RAVEL_MODEL="$top/bench/simgrid/theta-model.json" \
         sh "$top/bench/simgrid/smpi_run.sh" "$build/apps/tc/ravel-tc" theta \
         "$P" 3 --quiet --json --comm="$backend" --exchange="$exchange" \
         --log "$log" --max-memory="${MAX_MEMORY:-128M}" "${flags[@]}" \
-        "$shared/$file" 2>"$log.stderr" | grep '^{') || true
-    # A run that ends without its JSON line (SimGrid's own aborts among
-    # them) is reported with its stderr kept beside its log, and the study
-    # goes on with the next backend instead of stopping silently.
-    if [[ -z $j ]]; then
-      echo "tc_apps.sh: $graph $backend at P=$P ended without a result;" \
-        "the end of $log.stderr:" >&2
-      tail -n 3 "$log.stderr" >&2
-      continue
-    fi
-    rm -f "$log.stderr"
+        "$shared/$file") || continue
     field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<<"$j"; }
     echo "$graph,$backend$suffix,$P,$(field closure_size),$(field iterations),$(field comm_seconds),$(($(date +%s) - start))" |
       tee -a "$csv"
