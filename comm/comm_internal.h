@@ -161,6 +161,12 @@ int comm_two_phase_bruck_kernel(const comm_exchange *x);
 int comm_inline_bruck_kernel(const comm_exchange *x);
 int comm_radix_bruck_kernel(const comm_exchange *x);
 int comm_shm_kernel(const comm_exchange *x);
+/* shm's geometry, for the cost model: the bytes of a half's header at P
+ * ranks, and the most bytes a half holds (ravel_comm_shm_chunk, at least
+ * a header and one line of data); a call whose largest stream needs more
+ * goes in rounds. */
+size_t comm_shm_header(int P);
+size_t comm_shm_limit(int P);
 
 /* The discovering kernel of backend `name` (and its parameter), or NULL
  * when the backend needs receive counts in advance (registry.c). */

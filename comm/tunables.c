@@ -35,3 +35,41 @@ int ravel_comm_spread_out_throttle(void)
     }
     return spread_out_throttle;
 }
+
+/* The most bytes one half of a rank's shm segment holds (header and
+ * blocks): an exchange that needs more goes through in rounds of this
+ * size instead of growing the shared window without bound.  1 MiB: at 2
+ * ranks here halves of 256 KiB to 1 MiB moved 4 MiB blocks in 141 to 152
+ * us, of 2 and 4 MiB in 203 and 217 (a round's copies stay in cache;
+ * bench/shm/chunk_sweep.sh), and
+ * a window grown to every exchange's size kept 2 x 128 MiB a rank after
+ * wiki-Vote's largest iteration and paid 0.14 s reallocating on the way
+ * (bench/results/shm/README.md, "Rounds"). */
+#define SHM_CHUNK_DEFAULT ((uint64_t)1 << 20)
+#define SHM_CHUNK_MIN 1024
+
+static uint64_t shm_chunk = 0; /* 0: not set yet */
+
+void ravel_comm_set_shm_chunk(uint64_t bytes)
+{
+    /* 0: unset, read from the environment again at the next use */
+    shm_chunk = bytes == 0 || bytes >= SHM_CHUNK_MIN ? bytes : SHM_CHUNK_MIN;
+}
+
+uint64_t ravel_comm_shm_chunk(void)
+{
+    if (shm_chunk == 0) {
+        shm_chunk = SHM_CHUNK_DEFAULT;
+        const char *env = getenv("RAVEL_SHM_CHUNK");
+        uint64_t value;
+        if (env && ravel_parse_bytes(env, &value) == 0 &&
+            value >= SHM_CHUNK_MIN)
+            shm_chunk = value;
+        else if (env)
+            ravel_log(RAVEL_LOG_WARN,
+                      "RAVEL_SHM_CHUNK='%s' is not a size of at least %d "
+                      "bytes (say 1M); using 1M",
+                      env, SHM_CHUNK_MIN);
+    }
+    return shm_chunk;
+}

@@ -11,7 +11,7 @@ set -euo pipefail
 build=${1:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
 graph=${2:?usage: alternate_tc.sh BUILD_DIR GRAPH [RUNS]}
 runs=${3:-7}
-backends=${BACKENDS:-"vendor spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck radix-bruck auto"}
+backends=${BACKENDS:-"vendor spread-out padded-alltoall padded-bruck two-phase-bruck pairwise inline-bruck radix-bruck shm auto"}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 file=$top/../shared/datasets/suitesparse/$graph.mtx
 [[ -f $file ]] || { echo "alternate_tc.sh: no $file" >&2; exit 1; }

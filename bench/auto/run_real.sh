@@ -16,7 +16,7 @@ mpiexec -n 2 "$build/apps/calibrate/ravel-calibrate" --output="$model"
 export RAVEL_MODEL=$model
 csv=${CSV:-$here/a2a_2ranks.csv}
 fixed_backends() {
-  echo vendor,spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck,radix-bruck
+  echo vendor,spread-out,padded-alltoall,padded-bruck,two-phase-bruck,pairwise,inline-bruck,radix-bruck,shm
 }
 rm -f "$csv"
 for run in 1 2 3; do

@@ -2,8 +2,9 @@
  *
  * Every rank owns a segment of one shared window (MPI_Win_allocate_shared
  * on the communicator: no dependency beyond MPI), made at the first call,
- * kept with the communicator's context, grown when a call needs more and
- * freed with the communicator.  A call:
+ * kept with the communicator's context, grown (doubling, from 64 KiB)
+ * when a call needs more, up to a limit (ravel_comm_shm_chunk: 1 MiB a
+ * half by default), and freed with the communicator.  A call:
  *   1. each rank writes its blocks for the other ranks, one after another,
  *      into its own segment behind a header saying where each starts (one
  *      copy in: S bytes), then publishes the call's number, its segment's
@@ -13,7 +14,7 @@
  *      (acquire loads: the published blocks are then visible), and so
  *      learns the largest need: when some rank's blocks did not fit, every
  *      rank grows the window at once (collective), writes again and
- *      publishes again;
+ *      publishes again; past the limit, the call goes in rounds (below);
  *   3. each rank copies its block out of every other rank's segment
  *      straight into its receive buffer: one copy out (R bytes).  Rank r
  *      reads ranks r+1, r+2, ... in turn, so the P readers start on P
@@ -36,16 +37,24 @@
  * wait spins (or yields the core, in RAVEL_WAIT=yield mode), as MPI's own
  * shared-memory waits do; its cost grows with P, which a node bounds.
  *
+ * A call whose largest stream (a rank's blocks one after another) does
+ * not fit a half of the limit's size goes in rounds: in round j every rank
+ * writes bytes [j D, (j+1) D) of its stream (D: the half less its header),
+ * publishes, waits, and copies the parts of its blocks in them out; the
+ * window stays bounded and a round's synchronisation is small beside its
+ * D bytes of copies.  Before the limit a window grown to each closure's
+ * largest exchange kept 2 x 128 MiB a rank and took 0.14 s of
+ * reallocations in wiki-Vote's first iterations (bench/results/shm/).
+ *
  * In ravel_exchange_run, where receive counts are not known, the header
  * gives them and the receiver copies nothing at all: its views point into
  * the senders' segments, valid until the next exchange (a half is written
  * again only in the call after next).  There the own block is written
  * into the segment too, since the caller may refill its outboxes while
- * still reading the views.
+ * still reading the views.  A call in rounds copies out there too (the
+ * views could not outlive the next round), into the inbox's memory.
  *
- * auto does not choose shm yet (comm/model/cost_model.c says why), and
- * shm carries no statistics for it: that would take the collective this
- * backend avoids.
+ * shm carries no statistics for auto: to auto it is a direct exchange.
  *
  * Only for a communicator whose ranks all share one node (node_ranks ==
  * P, counted with MPI_COMM_TYPE_SHARED, or RAVEL_NODE_SIZE's fake nodes in
@@ -63,6 +72,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A half's header: the call it belongs to, then P + 1 offsets (from the
+ * half's start) at which the blocks for ranks 0 .. P-1 start and the last
+ * ends; the data follows at HEADER_ALIGN. */
+enum { HDR_CALL, HDR_OFFSETS, HEADER_ALIGN = 64, FIRST_HALF = 64 * 1024 };
+
+static size_t align_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+size_t comm_shm_header(int P)
+{
+    return align_up((HDR_OFFSETS + (size_t)P + 1) * sizeof(uint64_t),
+                    HEADER_ALIGN);
+}
+
+size_t comm_shm_limit(int P)
+{
+    uint64_t chunk = ravel_comm_shm_chunk();
+    size_t least = comm_shm_header(P) + HEADER_ALIGN;
+    if (chunk > SIZE_MAX / 4)
+        chunk = SIZE_MAX / 4;
+    return align_up((size_t)chunk > least ? (size_t)chunk : least,
+                    HEADER_ALIGN);
+}
+
 #ifdef SMPI_SHARED_MALLOC
 /* Under SimGrid SMPI: refused (the file's comment says why). */
 void comm_shm_free(comm_context *ctx) { (void)ctx; }
@@ -74,10 +106,6 @@ int comm_shm_kernel(const comm_exchange *x)
                            "under SimGrid SMPI");
 }
 #else
-/* A half's header: the call it belongs to, then P + 1 offsets (from the
- * half's start) at which the blocks for ranks 0 .. P-1 start and the last
- * ends; the data follows at HEADER_ALIGN. */
-enum { HDR_CALL, HDR_OFFSETS, HEADER_ALIGN = 64, FIRST_HALF = 64 * 1024 };
 
 /* A segment's control line, in front of its two halves: `published` is
  * the number of calls whose blocks the rank has written (stored last,
@@ -98,10 +126,9 @@ struct comm_shm {
     char **base;        /* [P] each rank's segment, as this rank maps it */
     size_t half;        /* bytes in each half of every segment */
     size_t header;      /* bytes of a half's header, aligned */
-    unsigned long long calls;
+    unsigned long long calls; /* rounds, in fact: a call may take several */
+    char **dest;        /* [P] where each source's block goes, in rounds */
 };
-
-static size_t align_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 static void shm_destroy(comm_shm *shm)
 {
@@ -118,6 +145,7 @@ void comm_shm_free(comm_context *ctx)
         return;
     shm_destroy(ctx->shm);
     free(ctx->shm->base);
+    free(ctx->shm->dest);
     free(ctx->shm);
     ctx->shm = NULL;
 }
@@ -173,16 +201,17 @@ static int shm_state(comm_context *ctx, comm_shm **out)
     if (!ctx->shm) {
         comm_shm *shm = calloc(1, sizeof *shm);
         char **base = shm ? calloc((size_t)ctx->size, sizeof *base) : NULL;
-        if (!base) {
+        char **dest = base ? calloc((size_t)ctx->size, sizeof *dest) : NULL;
+        if (!dest) {
+            free(base);
             free(shm);
             return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
                                    "%d ranks' segment addresses", ctx->size);
         }
         shm->win = MPI_WIN_NULL;
         shm->base = base;
-        shm->header = align_up((HDR_OFFSETS + (size_t)ctx->size + 1) *
-                                   sizeof(uint64_t),
-                               HEADER_ALIGN);
+        shm->dest = dest;
+        shm->header = comm_shm_header(ctx->size);
         ctx->shm = shm;
     }
     *out = ctx->shm;
@@ -193,20 +222,20 @@ static int shm_state(comm_context *ctx, comm_shm **out)
  * receiver's view must outlive the send buffer (ravel_exchange_run). */
 static int own_in_segment(const comm_exchange *x) { return x->inbox != NULL; }
 
-/* The bytes this rank's half needs: its header and its blocks. */
-static int segment_need(const comm_exchange *x, const comm_shm *shm,
-                        size_t *need)
+/* The bytes this rank's blocks take in its segment, its own block only
+ * where own_in_segment: its "stream", the blocks one after another. */
+static int stream_bytes(const comm_exchange *x, uint64_t *bytes)
 {
-    size_t n = shm->header;
+    uint64_t n = 0;
     for (int i = 0; i < x->ctx->size; i++) {
         if (i == x->ctx->rank && !own_in_segment(x))
             continue;
         if (n + x->send_bytes[i] < n)
             return ravel_error_set(MPI_ERR_COUNT, "rank %d's blocks "
-                                   "overflow size_t", x->ctx->rank);
+                                   "overflow 64 bits", x->ctx->rank);
         n += x->send_bytes[i];
     }
-    *need = n;
+    *bytes = n;
     return MPI_SUCCESS;
 }
 
@@ -220,7 +249,7 @@ static char *half_of(const comm_shm *shm, int rank)
     return shm->base[rank] + CONTROL_BYTES + (shm->calls & 1) * shm->half;
 }
 
-/* Step 1's end: this call's blocks (if written), need and failure. */
+/* Step 1's end: this round's blocks (if written), need and failure. */
 static void publish(const comm_context *ctx, comm_shm *shm, uint64_t need,
                     int failed)
 {
@@ -231,7 +260,7 @@ static void publish(const comm_context *ctx, comm_shm *shm, uint64_t need,
                           memory_order_release);
 }
 
-/* Step 2: every other rank's publication of this call; the largest need
+/* Step 2: every other rank's publication of this round; the largest need
  * and whether any rank failed. */
 static void wait_for_all(const comm_context *ctx, const comm_shm *shm,
                          uint64_t need, uint64_t *max_need, int *any_failed)
@@ -256,23 +285,39 @@ static void wait_for_all(const comm_context *ctx, const comm_shm *shm,
     }
 }
 
-/* Step 1: this rank's header and blocks into its half. */
-static void write_segment(const comm_exchange *x, const comm_shm *shm)
+/* Publishes this round and waits for the others' (steps 1 and 2). */
+static void synchronise(const comm_context *ctx, comm_shm *shm)
+{
+    uint64_t max_need;
+    int any_failed;
+    publish(ctx, shm, 0, MPI_SUCCESS);
+    wait_for_all(ctx, shm, 0, &max_need, &any_failed);
+}
+
+/* Step 1: this rank's header and the bytes [lo, hi) of its stream into its
+ * half: the header's offsets are the blocks' places in the whole stream
+ * (plus the header's size), a round's bytes start behind the header. */
+static void write_round(const comm_exchange *x, const comm_shm *shm,
+                        uint64_t lo, uint64_t hi)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
-    char *half = half_of(shm, me);
+    char *half = half_of(shm, me), *data = half + shm->header;
     uint64_t *hdr = (uint64_t *)half;
-    uint64_t at = shm->header;
+    uint64_t at = 0;
     hdr[HDR_CALL] = shm->calls;
     for (int i = 0; i < P; i++) {
-        hdr[HDR_OFFSETS + i] = at;
+        hdr[HDR_OFFSETS + i] = shm->header + at;
         if (i == me && !own_in_segment(x))
             continue;
-        if (x->send_bytes[i]) /* else the block may sit at NULL */
-            comm_copy(half + at, comm_send_block(x, i), x->send_bytes[i]);
-        at += x->send_bytes[i];
+        uint64_t len = x->send_bytes[i];
+        uint64_t from = at > lo ? at : lo;
+        uint64_t to = at + len < hi ? at + len : hi;
+        if (from < to) /* else the block may sit at NULL */
+            comm_copy(data + (from - lo),
+                      comm_send_block(x, i) + (from - at), to - from);
+        at += len;
     }
-    hdr[HDR_OFFSETS + P] = at;
+    hdr[HDR_OFFSETS + P] = shm->header + at;
 }
 
 /* The first call's step 2, before there is a window to publish in: the
@@ -289,43 +334,118 @@ static int agree(const comm_context *ctx, uint64_t need, int failed,
     return MPI_SUCCESS;
 }
 
-/* Grows the window to hold `need` bytes per half on every rank (all ranks
- * call it together, having seen the same needs); the halves' old contents
- * and the control lines are dropped, every rank having published this
- * call (so having read the last) and none having read this one. */
+/* Grows the window so that a half holds `need` bytes, or the limit if
+ * less (all ranks call it together, having seen the same needs); the
+ * halves' old contents and the control lines are dropped, every rank
+ * having published this call (so having read the last) and none having
+ * read this one.  Doubling: a run whose exchanges grow reallocates a few
+ * times only. */
 static int grow(comm_context *ctx, comm_shm *shm, uint64_t need)
 {
+    size_t limit = comm_shm_limit(ctx->size);
     size_t half = shm->half ? 2 * shm->half : FIRST_HALF;
-    while (half < need && half <= SIZE_MAX / 4)
+    while (half < need && half < limit)
         half *= 2;
-    if (half < need)
-        half = (size_t)need;
-    half = align_up(half, HEADER_ALIGN);
+    if (half > limit)
+        half = limit;
     shm_destroy(shm);
     return shm_create(ctx, half);
 }
 
-/* Step 3: src's block for this rank, checked against src's header. */
-static int read_block(const comm_exchange *x, const comm_shm *shm, int src)
+/* The bytes of the half every round uses: the window's, within the limit
+ * (which may have been lowered since the window grew). */
+static size_t round_half(const comm_context *ctx, const comm_shm *shm)
+{
+    size_t limit = comm_shm_limit(ctx->size);
+    return shm->half < limit ? shm->half : limit;
+}
+
+/* src's block for this rank, [from, to) in src's stream, as its header
+ * says (the same in every round of a call), checked against the half. */
+static int block_of(const comm_exchange *x, const comm_shm *shm, int src,
+                    size_t round_half, uint64_t rounds, uint64_t *from,
+                    uint64_t *to)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
-    const char *half = half_of(shm, src);
-    const uint64_t *hdr = (const uint64_t *)half;
-    uint64_t from = hdr[HDR_OFFSETS + me], to = hdr[HDR_OFFSETS + me + 1];
-    if (hdr[HDR_CALL] != shm->calls || from > to || to > shm->half ||
-        hdr[HDR_OFFSETS + P] > shm->half)
+    const uint64_t *hdr = (const uint64_t *)half_of(shm, src);
+    uint64_t h = shm->header, end = hdr[HDR_OFFSETS + P];
+    *from = hdr[HDR_OFFSETS + me] - h;
+    *to = hdr[HDR_OFFSETS + me + 1] - h;
+    if (hdr[HDR_CALL] != shm->calls || hdr[HDR_OFFSETS + me] < h ||
+        *from > *to || *to > end - h || end < h ||
+        end - h > rounds * (round_half - h))
         return ravel_error_set(MPI_ERR_INTERN, "rank %d's segment does "
-                               "not hold call %llu's blocks", src,
+                               "not hold round %llu's blocks", src,
                                shm->calls);
+    return MPI_SUCCESS;
+}
+
+/* Step 3 of a call in one round: src's block for this rank, a view into
+ * src's segment inside ravel_exchange_run (no copy), else copied out. */
+static int read_block(const comm_exchange *x, const comm_shm *shm, int src)
+{
+    uint64_t from, to;
+    int err = block_of(x, shm, src, shm->half, 1, &from, &to);
+    if (err != MPI_SUCCESS)
+        return err;
+    const char *at_src = half_of(shm, src) + shm->header + from;
     size_t len = (size_t)(to - from);
-    if (x->inbox) { /* a view into src's segment: no copy */
-        comm_inbox_view(x->inbox, src, len ? half + from : NULL, len);
+    if (x->inbox) {
+        comm_inbox_view(x->inbox, src, len ? at_src : NULL, len);
         return MPI_SUCCESS;
     }
     char *at;
-    int err = comm_recv_block(x, src, len, &at);
+    err = comm_recv_block(x, src, len, &at);
     if (err == MPI_SUCCESS && at)
-        comm_copy(at, half + from, len);
+        comm_copy(at, at_src, len);
+    return err;
+}
+
+/* Step 3 of round j of a call in rounds (round j holds the bytes [j D,
+ * (j+1) D) of every stream): the part of src's block in it, copied to
+ * where the block goes (dest[src], found in round 0). */
+static int read_piece(const comm_exchange *x, comm_shm *shm, int src,
+                      uint64_t j, uint64_t rounds, size_t round_half)
+{
+    uint64_t from, to, D = round_half - shm->header;
+    int err = block_of(x, shm, src, round_half, rounds, &from, &to);
+    if (err == MPI_SUCCESS && j == 0)
+        err = comm_recv_block(x, src, (size_t)(to - from), &shm->dest[src]);
+    if (err != MPI_SUCCESS)
+        return err;
+    uint64_t lo = j * D, hi = lo + D;
+    uint64_t a = from > lo ? from : lo, b = to < hi ? to : hi;
+    if (a < b)
+        comm_copy(shm->dest[src] + (a - from),
+                  half_of(shm, src) + shm->header + (a - lo), b - a);
+    return MPI_SUCCESS;
+}
+
+/* A call whose largest stream does not fit a half: in rounds of D bytes of
+ * every stream, each a write, a synchronisation and a read.  Nothing stays
+ * in the window past the call (the receiver copies out, also inside
+ * ravel_exchange_run).  Starts at shm->calls and leaves it at the last
+ * round's number. */
+static int exchange_in_rounds(const comm_exchange *x, comm_shm *shm,
+                              uint64_t max_stream)
+{
+    const int P = x->ctx->size, me = x->ctx->rank;
+    size_t half = round_half(x->ctx, shm);
+    uint64_t D = half - shm->header;
+    uint64_t rounds = (max_stream + D - 1) / D;
+    int err = MPI_SUCCESS;
+    for (uint64_t j = 0; j < rounds; j++) {
+        if (j > 0)
+            shm->calls++;
+        write_round(x, shm, j * D, (j + 1) * D);
+        synchronise(x->ctx, shm);
+        /* A rank that failed reading goes on writing and synchronising:
+         * the others wait for every round. */
+        for (int k = 1; k < P && err == MPI_SUCCESS; k++)
+            err = read_piece(x, shm, (me + k) % P, j, rounds, half);
+        if (err == MPI_SUCCESS && own_in_segment(x))
+            err = read_piece(x, shm, me, j, rounds, half);
+    }
     return err;
 }
 
@@ -346,18 +466,19 @@ int comm_shm_kernel(const comm_exchange *x)
         return comm_copy_self(x);
     comm_shm *shm = NULL;
     int failed = shm_state(ctx, &shm);
-    size_t need = 0;
+    uint64_t stream = 0;
     if (failed == MPI_SUCCESS)
-        failed = segment_need(x, shm, &need);
+        failed = stream_bytes(x, &stream);
+    /* need: the bytes of a half that holds the whole stream. */
+    uint64_t need = failed == MPI_SUCCESS ? shm->header + stream : 0;
     uint64_t max_need = 0;
     int any_failed = 0, err = MPI_SUCCESS;
     if (failed != MPI_SUCCESS || shm->win == MPI_WIN_NULL) {
         /* No window yet (or no state to keep one in): agree by allreduce. */
-        err = agree(ctx, failed == MPI_SUCCESS ? need : 0, failed, &max_need,
-                    &any_failed);
+        err = agree(ctx, need, failed, &max_need, &any_failed);
     } else {
-        if (need <= shm->half)
-            write_segment(x, shm);
+        if (need <= round_half(ctx, shm))
+            write_round(x, shm, 0, stream);
         publish(ctx, shm, need, failed);
         wait_for_all(ctx, shm, need, &max_need, &any_failed);
     }
@@ -368,13 +489,14 @@ int comm_shm_kernel(const comm_exchange *x)
                    ? failed
                    : ravel_error_set(MPI_ERR_OTHER, "another rank "
                                      "failed before the exchange");
-    if (max_need > shm->half) { /* every rank, on the same numbers */
+    /* Every rank decides on the same numbers: max_need and the window. */
+    size_t limit = comm_shm_limit(P);
+    int fresh = 0; /* this call's number not published in this window */
+    if (max_need > shm->half && shm->half < limit) {
         err = grow(ctx, shm, max_need);
         if (err != MPI_SUCCESS)
             return err;
-        write_segment(x, shm);
-        publish(ctx, shm, need, MPI_SUCCESS);
-        wait_for_all(ctx, shm, need, &max_need, &any_failed);
+        fresh = 1;
     }
     uint64_t sent_blocks = 0, sent_bytes = 0;
     for (int i = 0; i < P; i++)
@@ -383,6 +505,20 @@ int comm_shm_kernel(const comm_exchange *x)
             sent_bytes += x->send_bytes[i];
         }
     comm_stats_add(sent_blocks, sent_bytes);
+    if (max_need > round_half(ctx, shm)) {
+        /* In rounds; this call's first publication only said its need. */
+        if (!fresh)
+            shm->calls++;
+        err = exchange_in_rounds(x, shm, max_need - shm->header);
+        if (err == MPI_SUCCESS && !own_in_segment(x))
+            err = comm_copy_self(x);
+        shm->calls++;
+        return err;
+    }
+    if (fresh) { /* the grown window holds the call: write it there */
+        write_round(x, shm, 0, stream);
+        synchronise(ctx, shm);
+    }
     for (int k = 1; k < P && err == MPI_SUCCESS; k++)
         err = read_block(x, shm, (me + k) % P);
     if (err == MPI_SUCCESS)

@@ -66,7 +66,9 @@
  *                   copied = S_r (into the segment) + R_r (out of the
  *                   others') + Z_r (the own block, directly).  Inside
  *                   ravel_exchange_run: copied = S_r + Z_r (the own block
- *                   goes into the segment too, and nothing is read out).
+ *                   goes into the segment too, and nothing is read out)
+ *                   when every rank's blocks fit a half of its segment,
+ *                   else S_r + Z_r + R_r + Z_r (in rounds, copied out).
  *
  * PREDICTIONS (from ravel_call_stats only: the slowest rank's time).
  *  Network sharing: ranks of a node share one interface.  With one node
@@ -159,21 +161,29 @@
  *                   the replay then picked a radix where inline-bruck was
  *                   up to 10% faster at 12 points.
  *  shm              one node only (+infinity otherwise, and under SMPI,
- *                   where it refuses to run): (P-1) alpha for the
+ *                   where it refuses to run): (P-1) alpha per
  *                   synchronisation, each rank reading the P-1 others'
  *                   control lines (a line another core wrote is one
  *                   cache-to-cache transfer, taken as a latency), plus
- *                   gamma (S + R + Z); inside ravel_exchange_run gamma
- *                   (S + Z), the receiver reading in place.  Every rank
- *                   copies on its own core at once, so the copies do not
- *                   add over ranks.  Left out, and measured to matter
- *                   (bench/results/shm/README.md): a reader's copy pulls
- *                   another core's lines, dearer than the in-cache copies
- *                   gamma is mostly fitted on (at 2 ranks here the model
- *                   predicts 15 to 60% low), and a call that outgrows the
- *                   window pays its reallocation and fresh pages, which
- *                   no call's statistics show; so auto does not weigh it
- *                   (predictors[], below).
+ *                   gamma (S + R + Z).  One synchronisation when the
+ *                   largest stream (a rank's blocks, its own one only in
+ *                   ravel_exchange_run) fits a half of the segment
+ *                   (header H = 64 ceil(8 (P+2) / 64) bytes, half at most
+ *                   the limit C = ravel_comm_shm_chunk), else 1 +
+ *                   ceil(S / (C - H)): one to learn the need, one per
+ *                   round.  Inside ravel_exchange_run, stream S + Z (a
+ *                   bound: the largest sender need not have the largest
+ *                   own block): gamma (S + Z), the receiver reading in
+ *                   place, when it fits; else in rounds, copied out,
+ *                   gamma (S + R + 2 Z).  Every rank copies on its own
+ *                   core at once, so the copies do not add over ranks.
+ *                   Left out (bench/results/shm/README.md): a reader's
+ *                   copy pulls another core's lines, dearer than the
+ *                   in-cache copies gamma is mostly fitted on (at 2 ranks
+ *                   here the model predicts 15 to 60% low), and the
+ *                   window's growth in a communicator's first calls (up
+ *                   to C, doubling from 64 KiB: a few reallocations,
+ *                   once).
  *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
  *  _choose_exchange) every backend outside the Bruck family first waits
  *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
@@ -787,11 +797,24 @@ static double predict_radix_bruck(const call_model *c)
  * model only estimates (at 2 ranks with no own block MPICH's
  * MPI_Ialltoallv and spread-out tie, and the vendor call's schedule costs
  * some 0.06 us more on this project's machine), then registry order. */
-/* shm: its allreduce and its copies, on one node only. */
-static double shm_time(const call_model *c, double copied)
+/* shm's synchronisations for a call whose largest stream (a rank's blocks
+ * in its segment) is `stream` bytes: one where it fits a half, else one
+ * to learn that it does not and one per round. */
+static double shm_syncs(const call_model *c, double stream)
+{
+    double header = (double)comm_shm_header(c->P);
+    double limit = (double)comm_shm_limit(c->P);
+    if (header + stream <= limit)
+        return 1.0;
+    return 1.0 + ceil(stream / (limit - header));
+}
+
+/* shm: its synchronisations and its copies, on one node only. */
+static double shm_time(const call_model *c, double syncs, double copied)
 {
 #ifdef SMPI_SHARED_MALLOC
     (void)c;
+    (void)syncs;
     (void)copied;
     return INFINITY; /* refused under SMPI */
 #else
@@ -799,38 +822,39 @@ static double shm_time(const call_model *c, double copied)
         return INFINITY; /* refused across nodes */
     if (c->P == 1)
         return c->m->gamma * c->Z;
-    return (c->P - 1) * c->m->alpha + c->m->gamma * copied;
+    return syncs * (c->P - 1) * c->m->alpha + c->m->gamma * copied;
 #endif
 }
 
 static double predict_shm(const call_model *c)
 {
-    return shm_time(c, c->S + c->R + c->Z);
+    return shm_time(c, shm_syncs(c, c->S), c->S + c->R + c->Z);
+}
+
+/* Inside ravel_exchange_run: in place when the blocks fit a half (own
+ * block included: S + Z, a bound), else in rounds and copied out. */
+static double predict_shm_exchange(const call_model *c)
+{
+    double syncs = shm_syncs(c, c->S + c->Z);
+    if (syncs == 1.0)
+        return shm_time(c, syncs, c->S + c->Z);
+    return shm_time(c, syncs, c->S + c->Z + c->R + c->Z);
 }
 
 typedef double (*predictor)(const call_model *c);
-/* `weighed`: auto chooses among the rows that have it.  shm is predicted
- * but not weighed yet: its formula holds for a window already grown, and
- * a run whose exchanges grow (a closure's first iterations) pays the
- * window's growth and its fresh pages, which the statistics of one call
- * cannot show.  At 2 ranks on this project's machine ravel-tc's exchanges
- * took 2.1 times vendor's on wiki-Vote with shm, 1.5 on p2p-Gnutella04,
- * 0.91 on fe_sphere, where a2a's repeated calls of one size take 0.12 to
- * 0.6 of vendor's time (bench/results/shm/README.md). */
 static const struct {
     const char *name;
     predictor predict;
-    int weighed;
 } predictors[] = {
-    {"spread-out", predict_spread_out, 1},
-    {"padded-alltoall", predict_padded_alltoall, 1},
-    {"padded-bruck", predict_padded_bruck, 1},
-    {"two-phase-bruck", predict_two_phase_bruck, 1},
-    {"pairwise", predict_pairwise, 1},
-    {"inline-bruck", predict_inline_bruck, 1},
-    {"radix-bruck", predict_radix_bruck, 1},
-    {"shm", predict_shm, 0},
-    {"vendor", predict_vendor, 1},
+    {"spread-out", predict_spread_out},
+    {"padded-alltoall", predict_padded_alltoall},
+    {"padded-bruck", predict_padded_bruck},
+    {"two-phase-bruck", predict_two_phase_bruck},
+    {"pairwise", predict_pairwise},
+    {"inline-bruck", predict_inline_bruck},
+    {"radix-bruck", predict_radix_bruck},
+    {"shm", predict_shm},
+    {"vendor", predict_vendor},
 };
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };
 static const double TIE_TOLERANCE = 1e-9; /* relative */
@@ -863,8 +887,8 @@ static double predict_in_exchange(const char *name, double call,
                                   const call_model *c)
 {
     int param;
-    if (strcmp(name, "shm") == 0) /* read in place: no copy out */
-        return shm_time(c, c->S + c->Z);
+    if (strcmp(name, "shm") == 0)
+        return predict_shm_exchange(c);
     if (call < 0.0 || comm_discovering_kernel(name, &param))
         return call;
     return call + count_exchange_time(c);
@@ -909,8 +933,6 @@ static const char *choose(const ravel_cost_params *m,
     const char *best = NULL;
     double best_time = INFINITY;
     for (size_t i = 0; i < PREDICTORS; i++) {
-        if (!predictors[i].weighed)
-            continue;
         double t = predictors[i].predict(&c);
         if (in_exchange)
             t = predict_in_exchange(predictors[i].name, t, &c);

@@ -26,8 +26,7 @@ std::vector<const char *> modelled()
 {
     std::vector<const char *> names;
     for (size_t i = 0; i + 1 < ravel_alltoallv_fixed_count(); i++)
-        if (std::string(ravel_alltoallv_name(i)) != "shm") // not weighed
-            names.push_back(ravel_alltoallv_name(i));
+        names.push_back(ravel_alltoallv_name(i));
     for (const char *r : {"radix-bruck:8", "radix-bruck:16", "radix-bruck:32"})
         names.push_back(r);
     return names;
@@ -100,8 +99,8 @@ TEST(CostModelChoice, PicksTheLeastPredictedTime)
 
 TEST(CostModelChoice, ATieGoesToRavelsOwnBackendBeforeTheVendors)
 {
-    // Two ranks on one node, no own block: vendor and spread-out are the
-    // same single message and their predictions are equal.
+    // Two ranks, no own block: vendor and spread-out are the same single
+    // message and their predictions are equal.
     ravel_call_stats s;
     std::memset(&s, 0, sizeof s);
     s.P = 2;
@@ -111,7 +110,7 @@ TEST(CostModelChoice, ATieGoesToRavelsOwnBackendBeforeTheVendors)
     s.max_nonempty_send = s.max_nonempty_recv = 1;
     ravel_cost_params m;
     ravel_cost_params_default(&m);
-    m.ranks_per_node = 2;
+    m.ranks_per_node = 1; // two nodes: no shm, predicted the fastest on one
     ASSERT_EQ(ravel_cost_predict("vendor", &m, &s),
               ravel_cost_predict("spread-out", &m, &s));
     EXPECT_STREQ(ravel_cost_choose(&m, &s, nullptr), "spread-out");
@@ -170,6 +169,8 @@ TEST(CostModelChoice, InsideTheExchangeTheCountExchangeIsChargedWhereMade)
             double call = ravel_cost_predict(name, &m, &s);
             double in_x = ravel_cost_predict_exchange(name, &m, &s);
             best = std::fmin(best, in_x);
+            if (std::string(name) == "shm")
+                continue; // below
             bool discovers = std::find(discovering.begin(), discovering.end(),
                                        name) != discovering.end();
             if (discovers) {
@@ -185,11 +186,14 @@ TEST(CostModelChoice, InsideTheExchangeTheCountExchangeIsChargedWhereMade)
             else
                 EXPECT_GE(e, m.alpha * (1 - 1e-12)) << name << ", case " << i;
         }
-        // shm (not weighed by auto) discovers the counts and reads in
-        // place: no count exchange, fewer copies than its MPI_Alltoallv form.
-        EXPECT_LE(ravel_cost_predict_exchange("shm", &m, &s),
-                  ravel_cost_predict("shm", &m, &s))
-            << "case " << i;
+        // shm discovers the counts and, where every rank's blocks fit a
+        // half of its segment (1 MiB by default), reads in place: no count
+        // exchange, fewer copies than its MPI_Alltoallv form.
+        if (s.max_send + s.max_self + 4096 < (1u << 20)) {
+            EXPECT_LE(ravel_cost_predict_exchange("shm", &m, &s),
+                      ravel_cost_predict("shm", &m, &s))
+                << "case " << i;
+        }
         double predicted = -1;
         const char *chosen = ravel_cost_choose_exchange(&m, &s, &predicted);
         ASSERT_NE(chosen, nullptr);

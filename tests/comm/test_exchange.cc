@@ -217,6 +217,7 @@ TEST(Exchange, ViewsSurviveTheOthersStartingTheNextRun)
 // memory, cannot be handed over.
 TEST(Exchange, ShmCopiesOnlyIntoItsSegment)
 {
+    ravel_comm_set_shm_chunk(4 << 20); // every case's blocks fit a half
     ravel_exchange *x = nullptr;
     ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, "shm", &x), MPI_SUCCESS);
     for (int shape = 0; shape < SHAPE_COUNT; shape++) {
@@ -241,6 +242,45 @@ TEST(Exchange, ShmCopiesOnlyIntoItsSegment)
         free(taken); // one rank: its own block, in the inbox's memory
     }
     ravel_exchange_free(x);
+    ravel_comm_set_shm_chunk(0);
+}
+
+// An exchange whose largest segment needs more than a half holds goes in
+// rounds, and then copies out: S_r + Z_r bytes into the segment, R_r + Z_r
+// out of the segments into the inbox, whose memory the caller may take.
+TEST(Exchange, ShmInRoundsCopiesOut)
+{
+    ravel_comm_set_shm_chunk(1024);
+    ravel_exchange *x = nullptr;
+    ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, "shm", &x), MPI_SUCCESS);
+    for (int shape : {SHAPE_RANDOM, SHAPE_ONE_SENDER, SHAPE_SKEWED}) {
+        std::string what = std::string("shm in rounds ") + shape_names[shape];
+        uint64_t out = 0, in = 0, largest = 0;
+        for (int peer = 0; peer < size_; peer++) {
+            out += length_of(shape, 31, rank_, peer);
+            in += length_of(shape, 31, peer, rank_);
+        }
+        MPI_Allreduce(&out, &largest, 1, MPI_UINT64_T, MPI_MAX,
+                      MPI_COMM_WORLD);
+        if (size_ == 1 || largest <= 1024)
+            continue; // one rank copies its block; else no rounds
+        fill_outboxes(x, shape, 31);
+        ravel_comm_stats_reset();
+        ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << what;
+        ravel_comm_stats got = ravel_comm_stats_get();
+        check_inbox(x, shape, 31, what);
+        EXPECT_EQ(got.copied, out + in) << what;
+        EXPECT_EQ(got.posted, 0u) << what;
+        size_t bytes = 0; // the views are the inbox's, not the segments'
+        void *taken = ravel_exchange_take_inbox(x, &bytes);
+        if (taken) {
+            EXPECT_GE(bytes, in) << what;
+        }
+        check_inbox(x, shape, 31, what + " after take_inbox");
+        free(taken);
+    }
+    ravel_exchange_free(x);
+    ravel_comm_set_shm_chunk(0);
 }
 
 TEST(Exchange, BadNamesAndRanksAreRefused)

@@ -214,6 +214,15 @@ int ravel_comm_root_error(MPI_Comm comm, int root_error);
 void ravel_comm_set_spread_out_throttle(int requests);
 int ravel_comm_spread_out_throttle(void);
 
+/* The most bytes one half of a rank's segment in shm's shared window holds
+ * (its header and blocks; the segment has two halves): an exchange in
+ * which some rank sends more goes in rounds of that size, the window never
+ * growing past it.  Default 1 MiB, or RAVEL_SHM_CHUNK (a size: 4M, 65536,
+ * 1G; at least 1024).  The same on every rank of a communicator; 0
+ * forgets a value set, going back to RAVEL_SHM_CHUNK's or the default. */
+void ravel_comm_set_shm_chunk(uint64_t bytes);
+uint64_t ravel_comm_shm_chunk(void);
+
 /* ---- simulation ------------------------------------------------------- */
 
 /* Under SimGrid SMPI (libravel built with -DRAVEL_SIMGRID=ON), on != 0 backs
