@@ -909,9 +909,36 @@ double ravel_cost_predict_exchange(const char *name,
  * (bench/results/comm_family/README.md: at P = 128 to 512 the best radix
  * is 8 to 32 from N = 256 on, 0.59 to 0.82 of radix 2's time at N >=
  * 1024).  Radix 2 is inline-bruck's schedule. */
-static const char *const more_radices[] = {"radix-bruck:8", "radix-bruck:16",
-                                           "radix-bruck:32"};
+static const struct {
+    const char *name;
+    int radix;
+} more_radices[] = {
+    {"radix-bruck:8", 8}, {"radix-bruck:16", 16}, {"radix-bruck:32", 32}};
 enum { MORE_RADICES = sizeof more_radices / sizeof more_radices[0] };
+
+/* Whether row i of predictors[] discovers its receive counts, asked of the
+ * registry once: asking by name for every row at every choice (strcmp
+ * down the registry) was a seventh of auto's time in an engine's call of
+ * small blocks at 2 ranks (perf of 0.5 us calls). */
+static int row_discovers(size_t i)
+{
+    static signed char known[PREDICTORS]; /* 0 not asked, 1 no, 2 yes */
+    if (!known[i]) {
+        int param;
+        known[i] = comm_discovering_kernel(predictors[i].name, &param) ? 2 : 1;
+    }
+    return known[i] == 2;
+}
+
+/* predict_in_exchange for row i. */
+static double row_in_exchange(size_t i, double call, const call_model *c)
+{
+    if (predictors[i].predict == predict_shm)
+        return predict_shm_exchange(c);
+    if (call < 0.0 || row_discovers(i))
+        return call;
+    return call + count_exchange_time(c);
+}
 
 static void consider(const char *name, double t, const char **best,
                      double *best_time)
@@ -935,12 +962,11 @@ static const char *choose(const ravel_cost_params *m,
     for (size_t i = 0; i < PREDICTORS; i++) {
         double t = predictors[i].predict(&c);
         if (in_exchange)
-            t = predict_in_exchange(predictors[i].name, t, &c);
+            t = row_in_exchange(i, t, &c);
         consider(predictors[i].name, t, &best, &best_time);
     }
     for (size_t i = 0; radices && i < MORE_RADICES; i++) /* they discover */
-        consider(more_radices[i],
-                 predict_radix(&c, comm_radix_of_name(more_radices[i])),
+        consider(more_radices[i].name, predict_radix(&c, more_radices[i].radix),
                  &best, &best_time);
     if (predicted)
         *predicted = best_time;
