@@ -41,10 +41,9 @@ int ravel_comm_spread_out_throttle(void)
  * size instead of growing the shared window without bound.  1 MiB: at 2
  * ranks here halves of 256 KiB to 1 MiB moved 4 MiB blocks in 141 to 152
  * us, of 2 and 4 MiB in 203 and 217 (a round's copies stay in cache;
- * bench/shm/chunk_sweep.sh), and
- * a window grown to every exchange's size kept 2 x 128 MiB a rank after
- * wiki-Vote's largest iteration and paid 0.14 s reallocating on the way
- * (bench/results/shm/README.md, "Rounds"). */
+ * bench/shm/chunk_sweep.sh), and a window grown to every exchange's size
+ * kept 2 x 128 MiB a rank after wiki-Vote's largest iteration and paid
+ * 0.14 s reallocating on the way (bench/results/shm/README.md). */
 #define SHM_CHUNK_DEFAULT ((uint64_t)1 << 20)
 #define SHM_CHUNK_MIN 1024
 
