@@ -81,17 +81,20 @@ static int same_stats(const ravel_call_stats *a, const ravel_call_stats *b)
            a->max_self == b->max_self;
 }
 
+static int same_model(const ravel_cost_params *a, const ravel_cost_params *b)
+{
+    return a->alpha == b->alpha && a->beta == b->beta &&
+           a->gamma == b->gamma && a->o == b->o &&
+           a->ranks_per_node == b->ranks_per_node;
+}
+
 /* Whether the last choice on this communicator was made for these
  * statistics and this model: the same on every rank, since both are. */
 static int same_choice(const comm_context *ctx, const ravel_call_stats *s,
                        const ravel_cost_params *m, int in_exchange)
 {
-    const ravel_cost_params *w = &ctx->chosen_with;
     return ctx->last_choice >= 0 && ctx->chosen_in_exchange == in_exchange &&
-           same_stats(&ctx->chosen_for, s) &&
-           w->alpha == m->alpha && w->beta == m->beta &&
-           w->gamma == m->gamma && w->o == m->o &&
-           w->ranks_per_node == m->ranks_per_node;
+           same_stats(&ctx->chosen_for, s) && same_model(&ctx->chosen_with, m);
 }
 
 /* The registry index of the model's choice for *s. */
@@ -137,11 +140,7 @@ static void choose(comm_context *ctx, const ravel_call_stats *s,
     ctx->last_choice = model_choice(s, m, in_exchange, &predicted);
     ctx->last_predicted = predicted;
     int same_backend = before == ctx->last_choice && ctx->chosen_fn &&
-                       ctx->chosen_with.alpha == m->alpha &&
-                       ctx->chosen_with.beta == m->beta &&
-                       ctx->chosen_with.gamma == m->gamma &&
-                       ctx->chosen_with.o == m->o &&
-                       ctx->chosen_with.ranks_per_node == m->ranks_per_node;
+                       same_model(&ctx->chosen_with, m);
     ctx->chosen_for = *s;
     ctx->chosen_with = *m;
     ctx->chosen_in_exchange = in_exchange;

@@ -380,27 +380,6 @@ static int block_of(const comm_exchange *x, const comm_shm *shm, int src,
     return MPI_SUCCESS;
 }
 
-/* Step 3 of a call in one round: src's block for this rank, a view into
- * src's segment inside ravel_exchange_run (no copy), else copied out. */
-static int read_block(const comm_exchange *x, const comm_shm *shm, int src)
-{
-    uint64_t from, to;
-    int err = block_of(x, shm, src, shm->half, 1, &from, &to);
-    if (err != MPI_SUCCESS)
-        return err;
-    const char *at_src = half_of(shm, src) + shm->header + from;
-    size_t len = (size_t)(to - from);
-    if (x->inbox) {
-        comm_inbox_view(x->inbox, src, len ? at_src : NULL, len);
-        return MPI_SUCCESS;
-    }
-    char *at;
-    err = comm_recv_block(x, src, len, &at);
-    if (err == MPI_SUCCESS && at)
-        comm_copy(at, at_src, len);
-    return err;
-}
-
 /* Step 3 of round j of a call in rounds (round j holds the bytes [j D,
  * (j+1) D) of every stream): the part of src's block in it, copied to
  * where the block goes (dest[src], found in round 0). */
@@ -418,6 +397,23 @@ static int read_piece(const comm_exchange *x, comm_shm *shm, int src,
     if (a < b)
         comm_copy(shm->dest[src] + (a - from),
                   half_of(shm, src) + shm->header + (a - lo), b - a);
+    return MPI_SUCCESS;
+}
+
+/* Step 3 of a call in one round: src's block for this rank, a view into
+ * src's segment inside ravel_exchange_run (no copy), else copied out (the
+ * one round of a call in rounds). */
+static int read_block(const comm_exchange *x, comm_shm *shm, int src)
+{
+    if (!x->inbox)
+        return read_piece(x, shm, src, 0, 1, shm->half);
+    uint64_t from, to;
+    int err = block_of(x, shm, src, shm->half, 1, &from, &to);
+    if (err != MPI_SUCCESS)
+        return err;
+    size_t len = (size_t)(to - from);
+    comm_inbox_view(x->inbox, src,
+                    len ? half_of(shm, src) + shm->header + from : NULL, len);
     return MPI_SUCCESS;
 }
 

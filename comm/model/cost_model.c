@@ -882,16 +882,23 @@ double ravel_cost_agreement(const ravel_cost_params *m, int P)
 }
 
 /* A backend's time inside ravel_exchange_run: its call, plus the count
- * exchange when it cannot discover its receive counts. */
+ * exchange when it cannot discover its receive counts; shm's own. */
+static double in_exchange(int is_shm, int discovers, double call,
+                          const call_model *c)
+{
+    if (is_shm)
+        return predict_shm_exchange(c);
+    if (call < 0.0 || discovers)
+        return call;
+    return call + count_exchange_time(c);
+}
+
 static double predict_in_exchange(const char *name, double call,
                                   const call_model *c)
 {
     int param;
-    if (strcmp(name, "shm") == 0)
-        return predict_shm_exchange(c);
-    if (call < 0.0 || comm_discovering_kernel(name, &param))
-        return call;
-    return call + count_exchange_time(c);
+    return in_exchange(strcmp(name, "shm") == 0,
+                       comm_discovering_kernel(name, &param) != NULL, call, c);
 }
 
 double ravel_cost_predict_exchange(const char *name,
@@ -933,11 +940,8 @@ static int row_discovers(size_t i)
 /* predict_in_exchange for row i. */
 static double row_in_exchange(size_t i, double call, const call_model *c)
 {
-    if (predictors[i].predict == predict_shm)
-        return predict_shm_exchange(c);
-    if (call < 0.0 || row_discovers(i))
-        return call;
-    return call + count_exchange_time(c);
+    return in_exchange(predictors[i].predict == predict_shm,
+                       row_discovers(i), call, c);
 }
 
 static void consider(const char *name, double t, const char **best,
