@@ -6,6 +6,7 @@
 #include <ravel/log.h>
 #include <ravel/memory.h>
 
+#include <stdio.h>
 #include <string.h>
 
 void engine_cli_init(engine_cli *c)
@@ -24,12 +25,17 @@ void engine_cli_init(engine_cli *c)
 size_t engine_cli_options(engine_cli *c, const char *log_help,
                           ravel_option *out)
 {
+    /* The names from the registry, so a new backend is in --help without
+     * an edit here (shm was missing from a list written out by hand). */
+    static char comm_help[512];
+    char names[256];
+    ravel_alltoallv_names(names, sizeof names, ", ");
+    snprintf(comm_help, sizeof comm_help,
+             "all-to-all backend: %s (radix-bruck:R for radix R >= 2, "
+             "radix-bruck alone R = 4; auto, the default: the one the cost "
+             "model predicts fastest, per iteration)", names);
     const ravel_option options[ENGINE_CLI_OPTIONS] = {
-        {"comm", RAVEL_OPT_STRING, &c->comm, "NAME",
-         "all-to-all backend (vendor, spread-out, padded-alltoall, "
-         "padded-bruck, two-phase-bruck, pairwise, inline-bruck, "
-         "radix-bruck[:R] (radix R >= 2, default 4), or auto: the one the "
-         "cost model predicts fastest, per iteration, the default)"},
+        {"comm", RAVEL_OPT_STRING, &c->comm, "NAME", comm_help},
         {"exchange", RAVEL_OPT_STRING, &c->exchange, "HOW",
          "how an iteration's receive sizes are learned: 'discover' (the "
          "exchange API: the Bruck backends learn sizes with the data, the "

@@ -145,6 +145,10 @@ errors)
     "$mpiexec" -n 2 "$ravel_tc" "$scratch"
   help=$("$ravel_tc" --help)  # whole output first: grep -q would cut the pipe
   grep -q -- "--output-mode" <<<"$help" || die "--help lacks options"
+  for b in vendor spread-out padded-alltoall padded-bruck two-phase-bruck \
+           pairwise inline-bruck radix-bruck shm auto; do
+    grep -q -- " $b[,( ]" <<<"$help" || die "--help does not name backend $b"
+  done
   echo "ravel-tc errors: every case gave one message and the right status"
   ;;
 memory)
