@@ -205,6 +205,51 @@ int dl_term_mentions(const dl_term *t, const char *name)
            (t->rhs && dl_term_mentions(t->rhs, name));
 }
 
+const char *dl_term_first_var(const dl_term *t)
+{
+    if (t->kind == DL_TERM_VAR)
+        return t->name;
+    if (t->kind != DL_TERM_ARITH)
+        return NULL;
+    const char *v = dl_term_first_var(t->lhs);
+    return v || !t->rhs ? v : dl_term_first_var(t->rhs);
+}
+
+/* depth bounds a chain of assignments (x = y + 1, y = z, ...). */
+static dl_type var_type_within(const ravel_dl_program *p, const dl_clause *c,
+                               const char *name, int depth)
+{
+    for (size_t i = 0; i < c->natoms; i++)
+        for (size_t j = 0; j < c->atoms[i].arity; j++)
+            if (c->atoms[i].args[j].kind == DL_TERM_VAR &&
+                !strcmp(c->atoms[i].args[j].name, name))
+                return DL_REL(p, c->atoms[i].rel)->col_types[j];
+    for (size_t k = 0; k < c->ncmps && depth > 0; k++) {
+        const dl_cmp *m = &c->cmps[k];
+        if (m->op != DL_EQ)
+            continue;
+        const dl_term *other = NULL;
+        if (m->left.kind == DL_TERM_VAR && !strcmp(m->left.name, name))
+            other = &m->right;
+        else if (m->right.kind == DL_TERM_VAR && !strcmp(m->right.name, name))
+            other = &m->left;
+        if (!other)
+            continue;
+        if (other->kind == DL_TERM_STRING)
+            return DL_SYMBOL;
+        const char *v = dl_term_first_var(other);
+        if (v && strcmp(v, name) != 0)
+            return var_type_within(p, c, v, depth - 1);
+    }
+    return DL_NUMBER;
+}
+
+dl_type dl_clause_var_type(const ravel_dl_program *p, const dl_clause *c,
+                           const char *name)
+{
+    return var_type_within(p, c, name, 8);
+}
+
 /* ---- variables of a clause ---------------------------------------------------- */
 
 typedef struct {

@@ -101,6 +101,8 @@ typedef struct dl_term {
 
 /* Does t (a variable, or arithmetic over variables) mention `name`? */
 int dl_term_mentions(const dl_term *t, const char *name);
+/* The first variable of t (in arithmetic, its leftmost), or NULL. */
+const char *dl_term_first_var(const dl_term *t);
 
 typedef struct {
     const char *rel_name;
@@ -130,6 +132,8 @@ typedef struct {
     dl_cmp *cmps;
     size_t ncmps;
     dl_pos pos;
+    int body_id;       /* the same for the clauses of one rule's heads that
+                          share one body (adjacent); -1 once shared */
 } dl_clause;
 
 typedef struct {
@@ -217,6 +221,7 @@ struct ravel_dl_program {
     dl_vec aliases;    /* dl_type_alias* */
     dl_vec clauses;    /* dl_clause* */
     dl_vec facts;      /* dl_atom* (inline facts) */
+    int nbodies;       /* rule bodies parsed (body_id's next value) */
     int nstrata;
     dl_vec plan_rels;  /* dl_plan_rel* */
     dl_vec plan_rules; /* dl_plan_rule*, grouped by stratum, in order */
@@ -227,6 +232,12 @@ struct ravel_dl_program {
 
 int dl_parse(ravel_dl_program *p, const char *src, size_t len);
 int dl_check(ravel_dl_program *p);
+int dl_share_bodies(ravel_dl_program *p);
+/* The type of variable `name` in checked clause c: the column of a body
+ * atom that binds it, else (bound by `name = expression`) the type of the
+ * expression's first variable or string; number when neither says. */
+dl_type dl_clause_var_type(const ravel_dl_program *p, const dl_clause *c,
+                           const char *name);
 int dl_stratify(ravel_dl_program *p);
 int dl_plan(ravel_dl_program *p);
 

@@ -586,14 +586,17 @@ static int parse_clause(parser *ps)
         return unexpected(ps, "',', ';' or '.' ending the rule");
     if ((rc = shift(ps)))
         return rc;
-    for (size_t h = 0; h < heads.n; h++)
-        for (size_t i = 0; i < alts.n; i++) {
+    /* Alternative by alternative, each head in turn: the clauses of one
+     * body are adjacent and share its body_id (dl_share_bodies). */
+    for (size_t i = 0; i < alts.n; i++)
+        for (size_t h = 0; h < heads.n; h++) {
             const conj *c = alts.items[i];
             dl_clause *cl = dl_alloc(&ps->p->arena, sizeof *cl);
             if (!cl)
                 return NOMEM();
             cl->head = *(dl_atom *)heads.items[h];
             cl->pos = pos;
+            cl->body_id = ps->p->nbodies + (int)i;
             cl->natoms = c->atoms.n;
             cl->nnegs = c->negs.n;
             cl->ncmps = c->cmps.n;
@@ -606,6 +609,7 @@ static int parse_clause(parser *ps)
                 (rc = dl_vec_push(&ps->p->arena, &ps->p->clauses, cl)))
                 return rc;
         }
+    ps->p->nbodies += (int)alts.n;
     return 0;
 }
 

@@ -5,8 +5,15 @@
  *  1. the clause's first atom of its own stratum goes first (it is the
  *     recursive, growing relation: the engine wants it on the left of the
  *     join, spread over sub-buckets), else its first atom;
- *  2. then, repeatedly, the remaining atom sharing the most variables with
- *     those bound so far (ties: the earlier in the text).
+ *  2. then, repeatedly, the earliest remaining atom in the text that shares
+ *     a variable with those bound so far (none does: the earliest, a
+ *     cartesian product).
+ * The text's order, as Soufflé evaluates it, so a program ordered for
+ * Soufflé is ordered here, and its author decides.  Before, step 2 took
+ * the atom sharing the *most* bound variables: in k-CFA's call rule that
+ * joined ReachesCfg(a, t) with AEval(f, t, ...) on the context t alone
+ * (every value of f for a context) before App(a, f, ...) bound f, an
+ * intermediate 300 times the size (examples/datalog/kcfa_k2.dl).
  * A clause of atoms a0..an-1 becomes the chain
  *     T1(...) :- a0, a1.   T2(...) :- T1, a2.   ...   head :- Tn-2, an-1.
  * through hidden relations T, each holding only the variables still needed
@@ -318,36 +325,18 @@ static int term_value(clause_plan *cp, const side *sides, int nsides,
                            t->name);
 }
 
-/* The type of a variable of the clause (from the atom that binds it). */
 static dl_type var_type(const clause_plan *cp, const char *name)
 {
-    const dl_clause *c = cp->c;
-    for (size_t i = 0; i < c->natoms; i++)
-        for (size_t j = 0; j < c->atoms[i].arity; j++)
-            if (c->atoms[i].args[j].kind == DL_TERM_VAR &&
-                !strcmp(c->atoms[i].args[j].name, name))
-                return DL_REL(cp->p, c->atoms[i].rel)->col_types[j];
-    return DL_NUMBER;
-}
-
-/* The first variable of t (in arithmetic, its leftmost), or NULL. */
-static const char *first_var(const dl_term *t)
-{
-    if (t->kind == DL_TERM_VAR)
-        return t->name;
-    if (t->kind != DL_TERM_ARITH)
-        return NULL;
-    const char *v = first_var(t->lhs);
-    return v || !t->rhs ? v : first_var(t->rhs);
+    return dl_clause_var_type(cp->p, cp->c, name);
 }
 
 /* The type a comparison compares in: its variables' (the checker made
  * them agree), a string's, or number for constants alone. */
 static dl_type comparison_type(const clause_plan *cp, const dl_cmp *cmp)
 {
-    const char *v = first_var(&cmp->left);
+    const char *v = dl_term_first_var(&cmp->left);
     if (!v)
-        v = first_var(&cmp->right);
+        v = dl_term_first_var(&cmp->right);
     if (v)
         return var_type(cp, v);
     return cmp->left.kind == DL_TERM_STRING ? DL_SYMBOL : DL_NUMBER;
@@ -530,15 +519,16 @@ static int needed_later(const clause_plan *cp, const int *done,
 static int pick_next(const clause_plan *cp, const int *done,
                      const var_list *bound)
 {
-    int best = -1, best_shared = -1;
+    int first = -1;
     for (size_t i = 0; i < cp->c->natoms; i++) {
         if (done[i])
             continue;
-        int s = shared_count(bound, &cp->c->atoms[i]);
-        if (s > best_shared)
-            best = (int)i, best_shared = s;
+        if (shared_count(bound, &cp->c->atoms[i]) > 0)
+            return (int)i;
+        if (first < 0)
+            first = (int)i;
     }
-    return best;
+    return first;
 }
 
 /* The shared variables of `left` and atom a, in left's order, and their

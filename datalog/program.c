@@ -30,6 +30,8 @@ int ravel_dl_load_text(const char *name, const char *text, size_t len,
     if (!rc)
         rc = dl_check(p);
     if (!rc)
+        rc = dl_share_bodies(p);
+    if (!rc)
         rc = dl_stratify(p);
     if (!rc)
         rc = dl_plan(p);

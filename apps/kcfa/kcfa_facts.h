@@ -41,6 +41,13 @@ typedef struct {
 int ravel_kcfa_facts_build(const ravel_kcfa_program *prog,
                            ravel_kcfa_facts *out);
 
+/* Writes the tables as DIR/Prog.facts, Lam.facts, App.facts and Var.facts
+ * (one row a line, columns separated by tabs: the fact files of Datalog's
+ * .input, for ravel-datalog and Soufflé).  DIR must exist.  Returns
+ * MPI_SUCCESS, or MPI_ERR_IO / MPI_ERR_ARG with a message naming the file;
+ * no complete-looking file is left behind by a failed write. */
+int ravel_kcfa_facts_write(const ravel_kcfa_facts *facts, const char *dir);
+
 /* Frees the tables and zeroes *facts; safe on a zeroed struct. */
 void ravel_kcfa_facts_free(ravel_kcfa_facts *facts);
 

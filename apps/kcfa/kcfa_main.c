@@ -21,6 +21,7 @@
 #include <ravel/options.h>
 #include <ravel/timer.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +31,7 @@ typedef struct {
     engine_cli engine;
     int k;
     uint64_t generate;
-    const char *output;
+    const char *output, *write_facts;
     int emit, json, help;
 } kcfa_options;
 
@@ -130,6 +131,28 @@ static int analyse(const kcfa_options *o, const ravel_kcfa_program *prog,
     return err == MPI_SUCCESS ? 0 : ravel_report(1, "%s", ravel_error_message());
 }
 
+/* The input tables as fact files, written by rank 0 into dir (made if
+ * missing); every rank returns rank 0's outcome. */
+static int write_facts(const ravel_kcfa_program *prog, const char *dir,
+                       int rank)
+{
+    int err = MPI_SUCCESS;
+    if (rank == 0) {
+        ravel_kcfa_facts facts;
+        err = ravel_kcfa_facts_build(prog, &facts);
+        if (err == MPI_SUCCESS && mkdir(dir, 0777) != 0 && errno != EEXIST)
+            err = ravel_error_set(MPI_ERR_IO, "%s: cannot create the "
+                                  "directory: %s", dir, strerror(errno));
+        if (err == MPI_SUCCESS)
+            err = ravel_kcfa_facts_write(&facts, dir);
+        ravel_kcfa_facts_free(&facts);
+        if (err != MPI_SUCCESS)
+            ravel_report(1, "%s", ravel_error_message());
+    }
+    MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return err == MPI_SUCCESS ? 0 : 1;
+}
+
 static int run(const kcfa_options *o, const char *path, int rank, int P)
 {
     ravel_kcfa_program prog;
@@ -141,6 +164,8 @@ static int run(const kcfa_options *o, const char *path, int rank, int P)
     if (o->emit) {
         if (rank == 0 && ravel_kcfa_emit(stdout, &prog) != MPI_SUCCESS)
             status = ravel_report(1, "%s", ravel_error_message());
+    } else if (o->write_facts) {
+        status = write_facts(&prog, o->write_facts, rank);
     } else {
         char source[64];
         if (!path)
@@ -172,6 +197,10 @@ int main(int argc, char **argv)
          "print the program (re-parseable) instead of analysing it"},
         {"output", RAVEL_OPT_STRING, &o.output, "DIR",
          "write every derived relation as DIR/NAME.tsv"},
+        {"write-facts", RAVEL_OPT_STRING, &o.write_facts, "DIR",
+         "write the program's input relations as DIR/Prog.facts, "
+         "Lam.facts, App.facts and Var.facts (for the rules as Datalog, "
+         "examples/datalog/kcfa_k*.dl) instead of analysing it"},
         {"json", RAVEL_OPT_FLAG, &o.json, NULL, "print the summary as JSON"},
         {"help", RAVEL_OPT_FLAG, &o.help, NULL, "print this help and exit"},
     };
@@ -189,7 +218,7 @@ int main(int argc, char **argv)
     } else if (npos > 1 || (npos == 1) == (o.generate != 0))
         status = ravel_report(2, "give exactly one of PROGRAM and --generate=N "
                       "(N >= 1); see --help");
-    else if (!o.emit && (o.k < 1 || o.k > KCFA_MAX_K))
+    else if (!o.emit && !o.write_facts && (o.k < 1 || o.k > KCFA_MAX_K))
         status = ravel_report(2, "--k=%d: expected a context length 1..%d",
                       o.k, KCFA_MAX_K);
     else if ((status = engine_cli_check(&o.engine)) != 0)
