@@ -11,7 +11,9 @@
  * buffer that the views point into.  That path has MPI_Alltoallv's int
  * counts and displacements: per-rank totals up to INT_MAX bytes (a rank
  * that would receive more fails alone, after the count exchange, as with
- * an MPI_Alltoallv given a count it cannot take).
+ * an MPI_Alltoallv given a count it cannot take).  A caller's buffer may
+ * be larger: the displacements count from its lowest block of the call,
+ * and blocks further apart than an int reaches are packed first.
  *
  * The inbox keeps blocks in chunks that never move (each new chunk twice
  * the last), reused from run to run: a view stays valid until the next
@@ -320,20 +322,42 @@ static int fill_ints(ravel_exchange *x, int receive_side)
     return MPI_SUCCESS;
 }
 
+/* The caller's send buffer as the backend's: based at its lowest
+ * non-empty block, the blocks' offsets from there as displacements (an
+ * empty block's offset is never read: 0).  NULL when the blocks span more
+ * than an int reaches, to be packed instead: a caller's buffer of more
+ * than 2 GiB whose blocks of this call lie far apart (the engine's rounds
+ * send a slice of each of a stream's blocks from one large array). */
+static const char *caller_buffer(ravel_exchange *x)
+{
+    const int P = x->ctx->size;
+    size_t base = SIZE_MAX;
+    for (int i = 0; i < P; i++)
+        if (x->send_bytes[i] && x->send_off_arg[i] < base)
+            base = x->send_off_arg[i];
+    if (base == SIZE_MAX)
+        base = 0;
+    for (int i = 0; i < P; i++) {
+        size_t d = x->send_bytes[i] ? x->send_off_arg[i] - base : 0;
+        if (d > INT_MAX || x->send_bytes[i] > (size_t)INT_MAX - d)
+            return NULL; /* the packed displacements stay as they are */
+    }
+    for (int i = 0; i < P; i++)
+        x->ints[P + i] =
+            x->send_bytes[i] ? (int)(x->send_off_arg[i] - base) : 0;
+    return x->send_buf + base;
+}
+
 static int run_with_counts(ravel_exchange *x, ravel_alltoallv_fn fn)
 {
     const int P = x->ctx->size;
     int failed = fill_ints(x, 0);
     /* One send buffer: the caller's as it is (its offsets as the
-     * displacements), or the outboxes packed in rank order. */
-    const char *send = x->send_buf;
-    for (int i = 0; send && failed == MPI_SUCCESS && i < P; i++) {
-        if (x->send_off_arg[i] > INT_MAX)
-            failed = ravel_error_set(MPI_ERR_COUNT, "rank %d's block for "
-                                     "rank %d starts past INT_MAX bytes",
-                                     x->ctx->rank, i);
-        x->ints[P + i] = (int)x->send_off_arg[i];
-    }
+     * displacements), or the blocks packed in rank order (the outboxes,
+     * or a caller's blocks too far apart for int displacements). */
+    const char *send = x->send_buf && failed == MPI_SUCCESS
+                           ? caller_buffer(x)
+                           : NULL;
     if (!send && failed == MPI_SUCCESS) {
         size_t total = (size_t)x->ints[2 * P - 1] + x->send_bytes[P - 1];
         failed = grow(&x->packed, &x->packed_size, total, "send buffer");

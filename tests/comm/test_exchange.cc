@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <sys/mman.h>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,51 @@ TEST(Exchange, ViewsLastUntilTheNextRunAndTheSendBufferFormWorks)
         EXPECT_EQ(buf, before) << name << " wrote to the send buffer";
         ravel_exchange_free(x);
     }
+}
+
+// A caller's send buffer of more than 2 GiB (the engine's rounds send a
+// slice of every block of one large stream array): blocks far past INT_MAX
+// but close together, then blocks further apart than an int reaches (0 and
+// 2.5 GiB), empty blocks at offsets past the buffer's end.  Before, every
+// backend without discovery refused both ("starts past INT_MAX bytes"),
+// which stopped ravel-tc on p2p-Gnutella31 at 2 ranks.  The buffer is a
+// mapping nothing touches but the blocks' pages.
+TEST(Exchange, SendBufferOfMoreThanIntMaxBytes)
+{
+    const size_t span = (size_t)3 << 30, far = (size_t)5 << 29;
+    void *map = mmap(nullptr, span, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ASSERT_NE(map, MAP_FAILED);
+    auto *buf = static_cast<unsigned char *>(map);
+    for (int layout = 0; layout < 2; layout++) {
+        const uint64_t seed = 11 + (uint64_t)layout;
+        std::vector<size_t> bytes(size_), offsets(size_);
+        for (int dst = 0; dst < size_; dst++) {
+            bytes[dst] = length_of(SHAPE_SPARSE, seed, rank_, dst);
+            // layout 0: all near 2.5 GiB; layout 1: dst 0 at 0, the others
+            // from 2.5 GiB on.
+            offsets[dst] = layout == 1 && dst == 0 ? 0 : far + 8192 * (size_t)dst;
+            if (!bytes[dst])
+                offsets[dst] = span + 12345; // never read
+            for (size_t i = 0; i < bytes[dst]; i++)
+                buf[offsets[dst] + i] = byte_of(seed, rank_, dst, i);
+        }
+        for (const std::string &name : backends()) {
+            ravel_exchange *x = nullptr;
+            ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, name.c_str(), &x),
+                      MPI_SUCCESS);
+            ASSERT_EQ(ravel_exchange_send(x, buf, bytes.data(),
+                                          offsets.data()),
+                      MPI_SUCCESS);
+            ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS)
+                << name << " layout " << layout << ": "
+                << ravel_error_message();
+            check_inbox(x, SHAPE_SPARSE, seed,
+                        name + " layout " + std::to_string(layout));
+            ravel_exchange_free(x);
+        }
+    }
+    munmap(map, span);
 }
 
 // A rank still reading the last run's views while the others have gone on
