@@ -33,12 +33,8 @@ runs=${RUNS:-3}
 ranks=${RANKS:-2}
 max_paths=${MAX_PATHS:-100000000}
 tc=$build/apps/tc/ravel-tc
-[[ -x $tc ]] || { echo "tc_vs_souffle.sh: no $tc: build first" >&2; exit 1; }
-[[ -x $souffle ]] || {
-  echo "tc_vs_souffle.sh: no $souffle: run 'bash $shared/peers/souffle/build.sh' once (about 12 minutes)" >&2
-  exit 1
-}
-[[ -x /usr/bin/time ]] || { echo "tc_vs_souffle.sh: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
+. "$top/bench/peers/require.sh"
+peers_require tc_vs_souffle.sh "$souffle" "$shared" "$tc"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
