@@ -60,8 +60,9 @@ static int negation_cycle(ravel_dl_program *p, const tarjan *t,
     size_t len = 0;
     int comp = t->component[c->head.rel];
     cycle[0] = '\0';
+    /* Not the shared bodies (@bN, dl_share_bodies): the user wrote none. */
     for (size_t v = 0; v < t->n && len + 70 < sizeof cycle; v++)
-        if (t->component[v] == comp)
+        if (t->component[v] == comp && DL_REL(p, v)->name[0] != '@')
             len += (size_t)snprintf(cycle + len, sizeof cycle - len, "%s%s",
                                     len ? ", " : "", DL_REL(p, v)->name);
     return dl_error_at(p->file, neg->pos,
