@@ -15,8 +15,9 @@
  * places it like any other.
  *
  * Left alone: groups whose body has one atom (the copies would cost what
- * the body costs) and bodies with negated atoms (a cycle through one would
- * then be reported with @bN among its relations). */
+ * the body costs) and bodies with negated atoms (kept as they were planned
+ * before: no program measured needs them shared; a negation cycle through
+ * a shared body is reported without @bN either way, dl_stratify). */
 #include "dl_internal.h"
 
 #include <ravel/error.h>
