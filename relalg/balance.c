@@ -185,6 +185,8 @@ int balance_fill_derived(ravel_engine *e, int local_error, int force,
  * bucket of r changed. */
 static int resize_buckets(ravel_engine *e, relation *r, const uint64_t *g)
 {
+    if (r->never_split)
+        return 0;
     uint64_t total = 0;
     for (uint64_t b = 0; b < e->buckets; b++)
         total += g[b];

@@ -241,6 +241,18 @@ static int relation_add(ravel_engine *e, const char *name, rel_kind kind,
     return (int)e->nrels++;
 }
 
+int relation_add_hidden(ravel_engine *e, const char *name, unsigned arity,
+                        unsigned key)
+{
+    /* '#' first: no declared relation can have the name. */
+    char hidden[sizeof e->rels[0].name];
+    snprintf(hidden, sizeof hidden, "x%s", name);
+    int id = relation_add(e, hidden, REL_DECLARED, arity, key);
+    if (id >= 0)
+        e->rels[id].name[0] = '#';
+    return id;
+}
+
 int ravel_relation_declare(ravel_engine *e, const char *name, unsigned arity,
                            unsigned key_columns, ravel_rel *out)
 {

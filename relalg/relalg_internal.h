@@ -171,6 +171,8 @@ typedef struct {
     int copy_of;                  /* replica: the relation it copies */
     int active;                   /* derived: receives tuples */
     int populated;                /* derived: filled from its base */
+    int never_split;              /* the partials of an aggregate: a
+                                     group's must meet on one rank */
     tuple_buf full;               /* flat; when packed.n > 0, only the
                                      tuples added since the last packing */
     packed_tuples packed;         /* the rest of full, when packed */
@@ -220,6 +222,16 @@ typedef struct {
     ravel_expr *exprs;            /* computed values, in order */
     size_t nexprs;
     int replica;                  /* join: replica of the right side, -1 */
+    /* An aggregate (ravel_rule_aggregate) is two rules: stage 1 reduces
+     * this rank's body tuples per group into partial results, emitted to
+     * the hidden relation `head` (group, rank, partial), at the stratum's
+     * first iteration only; stage 2 combines the partials that arrived
+     * (its body's delta) into the real head (group, result). */
+    int agg_stage;                /* 0: not an aggregate; 1 or 2 */
+    ravel_agg agg_op;
+    unsigned agg_groups;          /* k: the group's columns */
+    ravel_term agg_value;         /* stage 1: what is reduced */
+    uint64_t agg_xor;             /* stage 2: XORed into the result */
 } rule;
 
 typedef struct {
@@ -295,6 +307,12 @@ static inline tuple_buf *outbox_slot(const ravel_engine *e, int target,
  * when it is full; the caller fills it and then counts it (e->nrels++).
  * NULL, with the message set, when memory runs out. */
 relation *relation_slot(ravel_engine *e);
+
+/* Declares a relation hidden from the caller (its name gets a '#' in
+ * front, which declared names may not start with); returns its id, or -1
+ * with the message set. */
+int relation_add_hidden(ravel_engine *e, const char *name, unsigned arity,
+                        unsigned key);
 
 /* Returns err; when it is an error, first puts "relation NAME: " before the
  * message (once), so that a failure deep in storage says whose it was. */
@@ -414,7 +432,8 @@ int storage_unpack(relation *r);
 
 /* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
 
-int rules_evaluate(ravel_engine *e, const stratum *s);
+/* Evaluates iteration `it` (1-based) of stratum s on this rank. */
+int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it);
 /* Chooses for each join whether it reads the right side directly or its
  * replica (when that is active). */
 void rules_bind_sources(ravel_engine *e, stratum *s);

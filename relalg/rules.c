@@ -4,6 +4,7 @@
 
 #include "ravel/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,4 +267,73 @@ void rules_bind_sources(ravel_engine *e, stratum *s)
         r->source[1] = e->rels[r->replica].active ? r->replica
                                                    : r->body[1].rel;
     }
+}
+
+/* The last rule added to the current stratum (add_rule just made it). */
+static rule *last_rule(ravel_engine *e)
+{
+    stratum *s = &e->strata[e->nstrata - 1];
+    return &s->rules[s->nrules - 1];
+}
+
+int ravel_rule_aggregate(ravel_engine *e, ravel_rel head, ravel_rel body,
+                         ravel_agg op, ravel_term value, size_t nexprs,
+                         const ravel_expr *exprs, uint64_t result_xor)
+{
+    if (!valid_rel(e, head) || e->rels[head].kind != REL_DECLARED)
+        return ravel_error_set(MPI_ERR_ARG, "aggregate head %d is not a "
+                               "declared relation", head);
+    if (!valid_rel(e, body))
+        return ravel_error_set(MPI_ERR_ARG, "aggregate for %s: body %d is "
+                               "not a relation", e->rels[head].name, body);
+    if (op < RAVEL_AGG_COUNT || op > RAVEL_AGG_MAX)
+        return ravel_error_set(MPI_ERR_ARG, "aggregate for %s: operator %d",
+                               e->rels[head].name, (int)op);
+    unsigned k = e->rels[head].arity - 1;
+    if (k > e->rels[body].arity)
+        return ravel_error_set(MPI_ERR_ARG, "aggregate for %s: its groups "
+                               "have %u columns, more than %s's %u",
+                               e->rels[head].name, k, e->rels[body].name,
+                               e->rels[body].arity);
+    ravel_body in = {body, RAVEL_DELTA};
+    int err = op == RAVEL_AGG_COUNT
+                  ? MPI_SUCCESS
+                  : check_term(e, &in, 1, nexprs, value, "aggregate value", 0);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* The partials (group, rank, partial): keyed and placed on the group
+     * (a constant 0 when there is none), never split. */
+    unsigned kk = k ? k : 1;
+    char name[64];
+    snprintf(name, sizeof name, "a%zu.%.40s", e->nrels, e->rels[head].name);
+    int partial = relation_add_hidden(e, name, kk + 2, kk);
+    if (partial < 0)
+        return MPI_ERR_ARG;
+    relation *pr = &e->rels[partial];
+    pr->never_split = 1;
+    for (uint64_t b = 0; b < e->buckets; b++)
+        pr->subs[b] = 1;
+    pr->split = 0;
+    ravel_term terms[RAVEL_MAX_ARITY];
+    for (unsigned c = 0; c < kk + 2; c++)
+        terms[c] = c < k ? ravel_col(0, c) : ravel_const(0);
+    if ((err = add_rule(e, partial, &in, 1, 0, terms, 0, NULL, nexprs,
+                        exprs)) != MPI_SUCCESS)
+        return err;
+    rule *r = last_rule(e);
+    r->agg_stage = 1;
+    r->agg_op = op;
+    r->agg_groups = k;
+    r->agg_value = op == RAVEL_AGG_COUNT ? ravel_const(1) : value;
+    ravel_body partials = {partial, RAVEL_DELTA};
+    if ((err = add_rule(e, head, &partials, 1, 0, terms, 0, NULL, 0,
+                        NULL)) != MPI_SUCCESS)
+        return err;
+    r = last_rule(e);
+    r->agg_stage = 2;
+    r->agg_op = op;
+    r->agg_groups = k;
+    r->agg_value = ravel_col(0, kk + 1);
+    r->agg_xor = result_xor;
+    return MPI_SUCCESS;
 }

@@ -207,6 +207,86 @@ static int eval_antijoin(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
+/* ---- aggregates (ravel_rule_aggregate) -------------------------------- */
+
+static uint64_t agg_step(ravel_agg op, uint64_t acc, uint64_t v)
+{
+    switch (op) {
+    case RAVEL_AGG_MIN: return v < acc ? v : acc;
+    case RAVEL_AGG_MAX: return v > acc ? v : acc;
+    default: return acc + v; /* COUNT adds ones, and partial counts */
+    }
+}
+
+/* Stage 1: this rank's tuples of the body, group by group (they are sorted,
+ * so a group's are adjacent), each reduced to one partial result, emitted
+ * as (group, rank, partial) to the group's one rank. */
+static int eval_agg_partial(ravel_engine *e, const rule *ru)
+{
+    const relation *a = &e->rels[ru->source[0]];
+    size_t n;
+    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    unsigned k = ru->agg_groups, kk = k ? k : 1;
+    uint64_t out[RAVEL_MAX_ARITY] = {0}, vals[RAVEL_MAX_EXPRS];
+    const uint64_t *side[2] = {NULL, NULL};
+    if (n == 0 && k == 0 && (ru->agg_op == RAVEL_AGG_COUNT ||
+                             ru->agg_op == RAVEL_AGG_SUM)) {
+        /* Every rank says 0, so that an empty body still has a result. */
+        out[kk] = (uint64_t)e->rank;
+        return emit_tuple(e, ru->head, out);
+    }
+    for (size_t i = 0; i < n;) {
+        size_t end = k ? group_end(t, i, n, a->arity, k) : n;
+        uint64_t acc = 0;
+        for (size_t x = i; x < end; x++) {
+            side[0] = t + x * a->arity;
+            if (ru->nexprs) {
+                int err = compute(e, ru, side, vals);
+                if (err != MPI_SUCCESS)
+                    return err;
+            }
+            uint64_t v = term_value(&ru->agg_value, side, vals);
+            acc = x == i ? v : agg_step(ru->agg_op, acc, v);
+        }
+        for (unsigned c = 0; c < k; c++)
+            out[c] = t[i * a->arity + c];
+        out[kk] = (uint64_t)e->rank;
+        out[kk + 1] = acc;
+        int err = emit_tuple(e, ru->head, out);
+        if (err != MPI_SUCCESS)
+            return err;
+        i = end;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Stage 2: the partials that arrived, (group, rank, partial) sorted, each
+ * group's combined into the head's (group, result). */
+static int eval_agg_reduce(ravel_engine *e, const rule *ru)
+{
+    const relation *a = &e->rels[ru->source[0]];
+    size_t n;
+    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    unsigned k = ru->agg_groups, kk = k ? k : 1;
+    ravel_agg combine = ru->agg_op == RAVEL_AGG_COUNT ? RAVEL_AGG_SUM
+                                                      : ru->agg_op;
+    uint64_t out[RAVEL_MAX_ARITY];
+    for (size_t i = 0; i < n;) {
+        size_t end = group_end(t, i, n, a->arity, kk);
+        uint64_t acc = t[i * a->arity + kk + 1];
+        for (size_t x = i + 1; x < end; x++)
+            acc = agg_step(combine, acc, t[x * a->arity + kk + 1]);
+        for (unsigned c = 0; c < k; c++)
+            out[c] = t[i * a->arity + c];
+        out[k] = acc ^ ru->agg_xor;
+        int err = emit_tuple(e, ru->head, out);
+        if (err != MPI_SUCCESS)
+            return err;
+        i = end;
+    }
+    return MPI_SUCCESS;
+}
+
 /* A rule reads full flat: a packed full here would be read in part.
  * run.c unpacks what rules read (prepare_reads); this catches a missed
  * path as an error rather than as missing tuples. */
@@ -223,16 +303,24 @@ static int check_flat(const ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
-int rules_evaluate(ravel_engine *e, const stratum *s)
+int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it)
 {
     for (size_t i = 0; i < s->nrules; i++) {
         const rule *ru = &s->rules[i];
         int err = check_flat(e, ru);
         if (err != MPI_SUCCESS)
             return err;
-        err = ru->nbody == 1 ? eval_copy(e, ru)
-              : ru->negated  ? eval_antijoin(e, ru)
-                             : eval_join(e, ru);
+        /* An aggregate's body is complete: it is reduced once, at the
+         * first iteration (later ones would see an empty delta, but an
+         * empty body with no group still says 0). */
+        if (ru->agg_stage == 1)
+            err = it == 1 ? eval_agg_partial(e, ru) : MPI_SUCCESS;
+        else if (ru->agg_stage == 2)
+            err = eval_agg_reduce(e, ru);
+        else
+            err = ru->nbody == 1 ? eval_copy(e, ru)
+                  : ru->negated  ? eval_antijoin(e, ru)
+                                 : eval_join(e, ru);
         if (err != MPI_SUCCESS)
             return err;
     }

@@ -170,13 +170,13 @@ static void free_deltas(ravel_engine *e)
             tuple_buf_free(&e->rels[i].delta);
 }
 
-/* The next iteration's local work up to its exchange: its rules, then the
- * packing of what they emitted.  With local_error set it only empties the
- * outbox and returns the error.  drop_deltas: nothing needs the deltas
+/* The next iteration's local work (iteration `it`) up to its exchange:
+ * its rules, then the packing of what they emitted.  With local_error set
+ * it only empties the outbox and returns the error.  drop_deltas: nothing needs the deltas
  * the rules read any more, so they go before the packing. */
-static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
-                         int drop_deltas, exchange_plan *plan,
-                         double *seconds)
+static int evaluate_next(ravel_engine *e, stratum *s, uint32_t it,
+                         int local_error, int drop_deltas,
+                         exchange_plan *plan, double *seconds)
 {
     double t0 = ravel_now();
     int err = local_error;
@@ -185,7 +185,7 @@ static int evaluate_next(ravel_engine *e, stratum *s, int local_error,
         err = prepare_reads(e, s);
     }
     if (err == MPI_SUCCESS)
-        err = rules_evaluate(e, s);
+        err = rules_evaluate(e, s, it);
     /* The send array is taken with the outbox still full: the deltas
      * would be a third copy of an iteration's tuples at the peak. */
     if (drop_deltas)
@@ -205,7 +205,7 @@ static int agree_on_next(ravel_engine *e, stratum *s, MPI_Datatype type,
 {
     memset(mine, 0, record_words(e) * sizeof *mine);
     e->echoed_error = 0;
-    int local = evaluate_next(e, s, MPI_SUCCESS, 0, plan, seconds);
+    int local = evaluate_next(e, s, it, MPI_SUCCESS, 0, plan, seconds);
     mine[F_NEXT_ERROR] = local != MPI_SUCCESS;
     put_agreement(mine, plan);
     int err = record_allreduce(e, type, mine, all);
@@ -349,8 +349,8 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
          * them (split_pending).  Else they are freed before the packing,
          * as before the engine packed ahead of its allreduce. */
         int keep_deltas = e->checkpoint_dir != NULL || split_pending;
-        int next_err = evaluate_next(e, s, local, !keep_deltas, &plan,
-                                     &next);
+        int next_err = evaluate_next(e, s, it + 1, local, !keep_deltas,
+                                     &plan, &next);
         if (local == MPI_SUCCESS)
             local = next_err;
         fill_record(e, mine, &st, fresh, evaluated + (t2 - t1), t1 - t0);

@@ -67,6 +67,14 @@ uint64_t program_hash(const ravel_engine *e)
                 put_term(h, ru->exprs[x].left);
                 put_term(h, ru->exprs[x].right);
             }
+            /* Aggregates, likewise only when the rule is one. */
+            if (ru->agg_stage) {
+                put(h, 0xA0 + (uint64_t)ru->agg_stage);
+                put(h, (uint64_t)ru->agg_op);
+                put(h, ru->agg_groups);
+                put_term(h, ru->agg_value);
+                put(h, ru->agg_xor);
+            }
             put(h, ru->nfilters);
             for (size_t f = 0; f < ru->nfilters; f++) {
                 put_term(h, ru->filters[f].left);

@@ -296,6 +296,33 @@ int ravel_rule_antijoin_ex(ravel_engine *e, ravel_rel head, ravel_body left,
                            size_t nfilters, const ravel_filter *filters,
                            size_t nexprs, const ravel_expr *exprs);
 
+/* What an aggregate computes over the tuples of a group. */
+typedef enum {
+    RAVEL_AGG_COUNT = 0, /* the number of tuples */
+    RAVEL_AGG_SUM,       /* the sum of the values, modulo 2^64 */
+    RAVEL_AGG_MIN,       /* the least value (unsigned comparison) */
+    RAVEL_AGG_MAX        /* the greatest value (unsigned comparison) */
+} ravel_agg;
+
+/* head(g1, ..., gk, result): for every group of body's tuples that agree
+ * on their first k columns (k = head's arity - 1; in body's column order,
+ * so an index puts its key first), result = op over the group's tuples of
+ * `value` (a body column, side 0, a constant, or an expression of exprs;
+ * unused by COUNT), XORed with result_xor (the caller's encoding of the
+ * result, e.g. a flipped sign bit).  With k = 0 the whole body is one
+ * group, and COUNT and SUM give a result (0) even when body is empty; MIN
+ * and MAX of no tuples give none.
+ *
+ * body is read once, whole, at the stratum's first iteration: it must be
+ * complete before the stratum starts (a relation of an earlier stratum, or
+ * an index of one), as an anti-join's right side.  Each rank reduces its
+ * own tuples first; the partial results of a group meet on one rank (a
+ * hidden relation that is never split) in the stratum's first exchange,
+ * and the head gets its tuples in the second. */
+int ravel_rule_aggregate(ravel_engine *e, ravel_rel head, ravel_rel body,
+                         ravel_agg op, ravel_term value, size_t nexprs,
+                         const ravel_expr *exprs, uint64_t result_xor);
+
 /* ---- evaluation ---------------------------------------------------------- */
 
 /* Flushes facts, then runs every stratum declared since the previous run, in
