@@ -114,11 +114,29 @@ typedef struct {
 
 typedef enum { DL_EQ, DL_NE, DL_LT, DL_LE, DL_GT, DL_GE } dl_cmp_op;
 
-typedef struct {
+typedef struct dl_cmp_s {
     dl_term left, right;
     dl_cmp_op op;
     dl_pos pos;
 } dl_cmp;
+
+typedef enum { DL_AGG_COUNT, DL_AGG_SUM, DL_AGG_MIN, DL_AGG_MAX } dl_agg_op;
+
+/* An aggregate literal of a body, `result = op target : { body }` (the
+ * body one conjunction), as parsed; dl_rewrite_aggregates turns it into
+ * relations and clauses before checking. */
+typedef struct {
+    dl_agg_op op;
+    dl_pos pos;
+    dl_term result;  /* the variable it binds */
+    dl_term target;  /* sum, min, max: what is reduced */
+    dl_atom *atoms;
+    size_t natoms;
+    dl_atom *negs;
+    size_t nnegs;
+    struct dl_cmp_s *cmps;
+    size_t ncmps;
+} dl_aggregate;
 
 /* One conjunctive clause: head :- atoms, !negs, comparisons.  A rule whose
  * body has disjunctions (or negated groups), or several heads, becomes
@@ -134,6 +152,17 @@ typedef struct {
     dl_pos pos;
     int body_id;       /* the same for the clauses of one rule's heads that
                           share one body (adjacent); -1 once shared */
+    dl_aggregate *aggs; /* as parsed; none once rewritten */
+    size_t naggs;
+    /* An aggregate clause (made by dl_rewrite_aggregates):
+     *     @gN(g1, ..., gk, v) :- @aN(...)
+     * reads as "for each group of @aN's tuples agreeing on the variables
+     * g1..gk, agg_op over the group of @aN's column agg_value": head
+     * column k is the result (v, the value's variable, or 0 for count,
+     * only gives it its type). */
+    int is_aggregate;
+    dl_agg_op agg_op;
+    size_t agg_value;  /* column of atoms[0] (sum, min, max) */
 } dl_clause;
 
 typedef struct {
@@ -151,6 +180,9 @@ typedef struct {
     const char *output_file; /* relative to the output directory */
     char output_delimiter;
     int stratum;             /* -1: no rule derives it */
+    size_t fixed_key;        /* > 0: stored in declared order with this
+                                key (an aggregate's result, @gN: the
+                                engine writes its columns in that order) */
 } dl_relation;
 
 typedef struct {
@@ -202,6 +234,13 @@ typedef struct {
     int head;
     int nbody;
     int negated;              /* an anti-join: head :- body[0], !body[1] */
+    int aggregate;            /* 1 + dl_agg_op: head := aggregate of
+                                 body[0] grouped on its first columns (the
+                                 head's arity - 1) of agg_value (a column
+                                 of body[0] or expression 0), the result
+                                 XORed with agg_xor (ravel_rule_aggregate) */
+    dl_plan_term agg_value;
+    uint64_t agg_xor;
     int body[2];
     int delta[2];             /* 1: reads the delta, 0: the full relation */
     dl_plan_term *head_terms; /* head's arity */
@@ -222,6 +261,7 @@ struct ravel_dl_program {
     dl_vec clauses;    /* dl_clause* */
     dl_vec facts;      /* dl_atom* (inline facts) */
     int nbodies;       /* rule bodies parsed (body_id's next value) */
+    size_t fresh_vars; /* variables the front end named (aggregate.c) */
     int nstrata;
     dl_vec plan_rels;  /* dl_plan_rel* */
     dl_vec plan_rules; /* dl_plan_rule*, grouped by stratum, in order */
@@ -231,6 +271,14 @@ struct ravel_dl_program {
 #define DL_PREL(p, i) ((dl_plan_rel *)(p)->plan_rels.items[i])
 
 int dl_parse(ravel_dl_program *p, const char *src, size_t len);
+/* Aggregates (aggregate.c): dl_rewrite_aggregates, after parsing, turns
+ * each aggregate literal into relations @aN (its body's answers) and @gN
+ * (the results), an aggregate clause, and the clause reading @gN (with a
+ * second clause for the groups with no answer, where count and sum are
+ * 0); dl_check_aggregates, after checking, refuses what has no meaning
+ * (the sum, min or max of symbols). */
+int dl_rewrite_aggregates(ravel_dl_program *p);
+int dl_check_aggregates(ravel_dl_program *p);
 int dl_check(ravel_dl_program *p);
 int dl_share_bodies(ravel_dl_program *p);
 /* The type of variable `name` in checked clause c: the column of a body

@@ -62,6 +62,12 @@ static int declare_rule(dl_run *r, const dl_plan_rule *pr)
         exprs[x].left = engine_term(&pr->exprs[x].left);
         exprs[x].right = engine_term(&pr->exprs[x].right);
     }
+    if (pr->aggregate)
+        return ravel_rule_aggregate(r->e, r->rels[pr->head],
+                                    r->rels[pr->body[0]],
+                                    (ravel_agg)(pr->aggregate - 1),
+                                    engine_term(&pr->agg_value),
+                                    pr->nexprs, exprs, pr->agg_xor);
     ravel_body body[2];
     for (int s = 0; s < pr->nbody; s++) {
         body[s].rel = r->rels[pr->body[s]];
@@ -84,6 +90,9 @@ int dl_lower(dl_run *r)
     /* The filter ops are the engine's, in the same order. */
     _Static_assert((int)DL_EQ == (int)RAVEL_EQ && (int)DL_GE == (int)RAVEL_GE,
                    "dl_cmp_op and ravel_cmp agree");
+    _Static_assert((int)DL_AGG_COUNT == (int)RAVEL_AGG_COUNT &&
+                       (int)DL_AGG_MAX == (int)RAVEL_AGG_MAX,
+                   "dl_agg_op and ravel_agg agree");
     int rc = declare_relations(r);
     const ravel_dl_program *p = r->p;
     int stratum = -1;

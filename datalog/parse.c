@@ -21,12 +21,14 @@ typedef struct {
     dl_token tok;   /* the current token */
     dl_token next;  /* one token of look-ahead */
     int depth;      /* parentheses open in the body being parsed */
+    int in_aggregate; /* parsing an aggregate's body */
 } parser;
 
 typedef struct {
     dl_vec atoms; /* dl_atom* */
     dl_vec negs;  /* dl_atom*, negated */
     dl_vec cmps;  /* dl_cmp* */
+    dl_vec aggs;  /* dl_aggregate* */
 } conj;
 
 #define FILE_OF(ps) ((ps)->p->file)
@@ -111,8 +113,13 @@ static int refuse_term(parser *ps)
     for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
         if (t->kind == DL_TOK_IDENT && dl_token_is(t, aggregates[i]))
             return dl_error_at(FILE_OF(ps), t->pos,
-                               "aggregates and functors ('%s') are not "
-                               "supported yet", aggregates[i]);
+                               i < 4 ? "an aggregate ('%s') inside a term "
+                                       "is not supported: bind it to a "
+                                       "variable of the body, "
+                                       "'v = %s ... : { ... }'"
+                                     : "the aggregate '%s' is not "
+                                       "supported%s",
+                               aggregates[i], i < 4 ? aggregates[i] : "");
     if (is_punct(t, "$"))
         return dl_error_at(FILE_OF(ps), t->pos,
                            "counters and algebraic data types ('$') are "
@@ -348,6 +355,10 @@ static int conj_product(parser *ps, dl_vec *acc, const dl_vec *lit,
                     if (dl_vec_push(&ps->p->arena, &c->cmps,
                                     from->cmps.items[k]))
                         return NOMEM();
+                for (size_t k = 0; k < from->aggs.n; k++)
+                    if (dl_vec_push(&ps->p->arena, &c->aggs,
+                                    from->aggs.items[k]))
+                        return NOMEM();
             }
             if (dl_vec_push(&ps->p->arena, &out, c))
                 return NOMEM();
@@ -360,11 +371,104 @@ static int parse_literal(parser *ps, dl_vec *alts);
 static int single(parser *ps, dl_vec *alts, dl_atom *pos, dl_atom *neg,
                   dl_cmp *cmp);
 
-/* term op term, as a clause of its own. */
+/* count, sum, min, max: the aggregates evaluated. */
+static int agg_keyword(const dl_token *t, dl_agg_op *op)
+{
+    static const char *const names[] = {"count", "sum", "min", "max"};
+    for (int i = 0; i < 4; i++)
+        if (t->kind == DL_TOK_IDENT && dl_token_is(t, names[i])) {
+            *op = (dl_agg_op)i;
+            return 1;
+        }
+    return 0;
+}
+
+static int vec_to_array(parser *ps, const dl_vec *v, size_t size,
+                        void **out);
+static int atom_clause(parser *ps, dl_vec *alts, int negated);
+
+/* op [target] ':' (atom | '{' conjunction '}'); result is filled by the
+ * caller. */
+static int parse_aggregate(parser *ps, dl_aggregate *g)
+{
+    int rc;
+    memset(g, 0, sizeof *g);
+    g->pos = ps->tok.pos;
+    agg_keyword(&ps->tok, &g->op);
+    if (ps->in_aggregate)
+        return dl_error_at(FILE_OF(ps), g->pos,
+                           "an aggregate inside an aggregate is not "
+                           "supported");
+    if ((rc = shift(ps)))
+        return rc;
+    if (g->op != DL_AGG_COUNT && (rc = parse_term(ps, &g->target)))
+        return rc;
+    if ((rc = expect(ps, ":")))
+        return rc;
+    dl_vec alts = {0};
+    ps->in_aggregate = 1;
+    if (is_punct(&ps->tok, "{")) {
+        if (!(rc = shift(ps)) && !(rc = parse_disjunction(ps, &alts)))
+            rc = expect(ps, "}");
+    } else if (ps->tok.kind == DL_TOK_IDENT && is_punct(&ps->next, "(")) {
+        rc = atom_clause(ps, &alts, 0);
+    } else {
+        rc = unexpected(ps, "an atom or '{' after the aggregate's ':'");
+    }
+    ps->in_aggregate = 0;
+    if (rc)
+        return rc;
+    if (alts.n != 1)
+        return dl_error_at(FILE_OF(ps), g->pos,
+                           "a disjunction inside an aggregate is not "
+                           "supported (nor by Souffle)");
+    const conj *c = alts.items[0];
+    g->natoms = c->atoms.n;
+    g->nnegs = c->negs.n;
+    g->ncmps = c->cmps.n;
+    if ((rc = vec_to_array(ps, &c->atoms, sizeof(dl_atom),
+                           (void **)&g->atoms)) ||
+        (rc = vec_to_array(ps, &c->negs, sizeof(dl_atom),
+                           (void **)&g->negs)) ||
+        (rc = vec_to_array(ps, &c->cmps, sizeof(dl_cmp),
+                           (void **)&g->cmps)))
+        return rc;
+    return 0;
+}
+
+/* An aggregate literal as a clause of its own. */
+static int agg_clause(parser *ps, dl_vec *alts, dl_aggregate *g)
+{
+    if (g->result.kind != DL_TERM_VAR)
+        return dl_error_at(FILE_OF(ps), g->result.pos,
+                           "an aggregate's value must be bound to a "
+                           "variable ('v = %s ... : { ... }')",
+                           g->op == DL_AGG_COUNT ? "count"
+                           : g->op == DL_AGG_SUM ? "sum"
+                           : g->op == DL_AGG_MIN ? "min" : "max");
+    conj *c = dl_alloc(&ps->p->arena, sizeof *c);
+    if (!c || dl_vec_push(&ps->p->arena, alts, c) ||
+        dl_vec_push(&ps->p->arena, &c->aggs, g))
+        return NOMEM();
+    return 0;
+}
+
+/* term op term, as a clause of its own; or an aggregate bound to a
+ * variable, 'v = op ... : { ... }' or 'op ... : { ... } = v'. */
 static int parse_comparison(parser *ps, dl_vec *alts)
 {
     int rc;
+    dl_agg_op op;
     memset(alts, 0, sizeof *alts);
+    if (agg_keyword(&ps->tok, &op)) {
+        dl_aggregate *g = dl_alloc(&ps->p->arena, sizeof *g);
+        if (!g)
+            return NOMEM();
+        if ((rc = parse_aggregate(ps, g)) || (rc = expect(ps, "=")) ||
+            (rc = parse_term(ps, &g->result)))
+            return rc;
+        return agg_clause(ps, alts, g);
+    }
     dl_cmp *cmp = dl_alloc(&ps->p->arena, sizeof *cmp);
     if (!cmp)
         return NOMEM();
@@ -373,7 +477,22 @@ static int parse_comparison(parser *ps, dl_vec *alts)
         return rc;
     if (!cmp_op(&ps->tok, &cmp->op))
         return unexpected(ps, "a comparison (= != < <= > >=)");
-    if ((rc = shift(ps)) || (rc = parse_term(ps, &cmp->right)))
+    if ((rc = shift(ps)))
+        return rc;
+    if (agg_keyword(&ps->tok, &op)) {
+        if (cmp->op != DL_EQ)
+            return dl_error_at(FILE_OF(ps), ps->tok.pos,
+                               "an aggregate is bound to a variable with "
+                               "'=', not compared");
+        dl_aggregate *g = dl_alloc(&ps->p->arena, sizeof *g);
+        if (!g)
+            return NOMEM();
+        if ((rc = parse_aggregate(ps, g)))
+            return rc;
+        g->result = cmp->left;
+        return agg_clause(ps, alts, g);
+    }
+    if ((rc = parse_term(ps, &cmp->right)))
         return rc;
     return single(ps, alts, NULL, NULL, cmp);
 }
@@ -433,6 +552,10 @@ static int parse_negation(parser *ps, dl_vec *alts)
         return rc;
     for (size_t i = 0; i < inner.n; i++) {
         const conj *c = inner.items[i];
+        if (c->aggs.n)
+            return dl_error_at(FILE_OF(ps), pos,
+                               "an aggregate inside a negation is not "
+                               "supported");
         dl_vec some_false = {0};
         for (size_t k = 0; k < c->atoms.n && !rc; k++)
             rc = single(ps, &some_false, NULL, c->atoms.items[k], NULL);
@@ -600,6 +723,15 @@ static int parse_clause(parser *ps)
             cl->natoms = c->atoms.n;
             cl->nnegs = c->negs.n;
             cl->ncmps = c->cmps.n;
+            cl->naggs = c->aggs.n;
+            if (c->aggs.n) {
+                /* Each clause gets relations of its own for its
+                 * aggregates: its body is not shared with other heads. */
+                cl->body_id = -1;
+                if ((rc = vec_to_array(ps, &c->aggs, sizeof(dl_aggregate),
+                                       (void **)&cl->aggs)))
+                    return rc;
+            }
             if ((rc = vec_to_array(ps, &c->atoms, sizeof(dl_atom),
                                    (void **)&cl->atoms)) ||
                 (rc = vec_to_array(ps, &c->negs, sizeof(dl_atom),

@@ -824,6 +824,58 @@ static int plan_clause(ravel_dl_program *p, const dl_clause *c)
     return 0;
 }
 
+/* An aggregate clause (dl_clause, aggregate.c): one engine rule reading
+ * @aN keyed on its group columns, its first k (itself when it is stored
+ * so, else an index; with no group, @aN as it is stored).  Values are
+ * stored encoded (ravel/datalog.h): a number's sign bit flipped, which
+ * keeps the order (min and max read the stored bits) but not sums, so a
+ * sum of numbers flips each value back first and the result again, and a
+ * count, a number, is flipped too. */
+static int plan_aggregate(ravel_dl_program *p, const dl_clause *c)
+{
+    const dl_atom *a = &c->atoms[0];
+    size_t k = c->head.arity - 1;
+    unsigned cols[RAVEL_MAX_ARITY];
+    for (size_t i = 0; i < k; i++)
+        cols[i] = (unsigned)i;
+    int rel = a->rel, rc;
+    if (k > 0 && (rc = index_of(p, a->rel, k, cols, &rel)))
+        return rc;
+    dl_plan_rule *r = dl_alloc(&p->arena, sizeof *r);
+    dl_plan_term *terms = dl_alloc(&p->arena, (k + 1) * sizeof *terms);
+    dl_plan_expr *flip = dl_alloc(&p->arena, sizeof *flip);
+    if (!r || !terms || !flip)
+        return NOMEM();
+    dl_type type = DL_REL(p, a->rel)->col_types[c->agg_value];
+    for (size_t i = 0; i < k; i++)
+        terms[i] = col_term(0, (unsigned)i);
+    dl_plan_term value = col_term(0, dl_stored_column(p, rel,
+                                                      (unsigned)c->agg_value));
+    r->stratum = DL_REL(p, c->head.rel)->stratum;
+    r->head = c->head.rel;
+    r->nbody = 1;
+    r->body[0] = rel;
+    r->delta[0] = 1;
+    r->aggregate = 1 + (int)c->agg_op;
+    r->head_terms = terms;
+    r->pos = c->pos;
+    if (c->agg_op == DL_AGG_COUNT || (c->agg_op == DL_AGG_SUM &&
+                                      type == DL_NUMBER))
+        r->agg_xor = DL_SIGN_BIT;
+    if (c->agg_op == DL_AGG_SUM && type == DL_NUMBER) {
+        flip->op = RAVEL_XOR;
+        flip->left = value;
+        flip->right = const_term(DL_SIGN_BIT);
+        r->exprs = flip;
+        r->nexprs = 1;
+        value.side = -2;
+        value.col = 0;
+    }
+    r->agg_value = value;
+    terms[k] = value;
+    return dl_vec_push(&p->arena, &p->plan_rules, r) ? NOMEM() : 0;
+}
+
 /* Folds comparisons of two constants: a false one drops the clause. */
 static int constant_comparisons_hold(const dl_clause *c)
 {
@@ -874,9 +926,11 @@ static int plan_all(ravel_dl_program *p, const dl_plan_rel *layout)
             return rc;
         snprintf(pr->name, sizeof pr->name, "%s", r->name);
         pr->arity = r->arity;
-        pr->key = layout ? layout[i].key : 1;
+        /* An aggregate's results are written in declared order. */
+        int fixed = r->fixed_key > 0 || !layout;
+        pr->key = r->fixed_key ? r->fixed_key : fixed ? 1 : layout[i].key;
         for (unsigned c = 0; c < r->arity; c++)
-            pr->perm[c] = layout ? layout[i].perm[c] : c;
+            pr->perm[c] = fixed ? c : layout[i].perm[c];
         pr->declared = (int)i;
         pr->stratum = r->stratum;
     }
@@ -887,7 +941,8 @@ static int plan_all(ravel_dl_program *p, const dl_plan_rel *layout)
             if (DL_REL(p, c->head.rel)->stratum != s ||
                 !constant_comparisons_hold(c))
                 continue;
-            if ((rc = plan_clause(p, c)))
+            if ((rc = c->is_aggregate ? plan_aggregate(p, c)
+                                      : plan_clause(p, c)))
                 return rc;
         }
     return 0;

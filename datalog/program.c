@@ -28,7 +28,11 @@ int ravel_dl_load_text(const char *name, const char *text, size_t len,
     if (!rc)
         rc = dl_parse(p, text, len);
     if (!rc)
+        rc = dl_rewrite_aggregates(p);
+    if (!rc)
         rc = dl_check(p);
+    if (!rc)
+        rc = dl_check_aggregates(p);
     if (!rc)
         rc = dl_share_bodies(p);
     if (!rc)
@@ -115,6 +119,26 @@ void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
         if (r->stratum != stratum) {
             stratum = r->stratum;
             fprintf(out, "stratum %d:\n", stratum);
+        }
+        if (r->aggregate) {
+            static const char *const agg[] = {"count", "sum", "min", "max"};
+            size_t k = DL_PREL(p, r->head)->arity - 1;
+            fprintf(out, "  %s := %s", DL_PREL(p, r->head)->name,
+                    agg[r->aggregate - 1]);
+            if (r->aggregate - 1 != DL_AGG_COUNT) {
+                fprintf(out, " ");
+                print_term(out, p, r, &r->agg_value);
+            }
+            fprintf(out, " of %s grouped on its first %zu column%s",
+                    DL_PREL(p, r->body[0])->name, k, k == 1 ? "" : "s");
+            if (r->nexprs)
+                fprintf(out, " WITH E0 = L%u ^ #%llu", r->exprs[0].left.col,
+                        (unsigned long long)r->exprs[0].right.value);
+            if (r->agg_xor)
+                fprintf(out, " RESULT ^ #%llu",
+                        (unsigned long long)r->agg_xor);
+            fprintf(out, "\n");
+            continue;
         }
         fprintf(out, "  %s(", DL_PREL(p, r->head)->name);
         for (size_t j = 0; j < DL_PREL(p, r->head)->arity; j++) {

@@ -52,7 +52,7 @@ static void visit(tarjan *t, int v)
 }
 
 /* "r is negated inside its own recursion: a -> b -> a", naming the
- * relations of the component. */
+ * relations of the component; neg NULL: aggregate clause c's body is. */
 static int negation_cycle(ravel_dl_program *p, const tarjan *t,
                           const dl_clause *c, const dl_atom *neg)
 {
@@ -60,11 +60,17 @@ static int negation_cycle(ravel_dl_program *p, const tarjan *t,
     size_t len = 0;
     int comp = t->component[c->head.rel];
     cycle[0] = '\0';
-    /* Not the shared bodies (@bN, dl_share_bodies): the user wrote none. */
+    /* Not the front end's own relations (@bN, dl_share_bodies; @aN and
+     * @gN, aggregate.c): the user wrote none. */
     for (size_t v = 0; v < t->n && len + 70 < sizeof cycle; v++)
         if (t->component[v] == comp && DL_REL(p, v)->name[0] != '@')
             len += (size_t)snprintf(cycle + len, sizeof cycle - len, "%s%s",
                                     len ? ", " : "", DL_REL(p, v)->name);
+    if (!neg)
+        return dl_error_at(p->file, c->pos,
+                           "the aggregate is in the recursion that derives "
+                           "what it reads (the relations %s depend on each "
+                           "other): the program is not stratifiable", cycle);
     return dl_error_at(p->file, neg->pos,
                        "'%s' is negated in the recursion that derives it "
                        "(the relations %s depend on each other): the "
@@ -122,6 +128,10 @@ int dl_stratify(ravel_dl_program *p)
         for (size_t a = 0; a < c->nnegs && !rc; a++)
             if (t.component[c->negs[a].rel] == t.component[c->head.rel])
                 rc = negation_cycle(p, &t, c, &c->negs[a]);
+        /* So must an aggregate's body (aggregate.c's @aN). */
+        if (!rc && c->is_aggregate &&
+            t.component[c->atoms[0].rel] == t.component[c->head.rel])
+            rc = negation_cycle(p, &t, c, NULL);
     }
 
 fn_exit:
