@@ -1,7 +1,8 @@
-/* Fuzz target of the Datalog front end (datalog/lexer.c, parse.c, check.c,
- * stratify.c, plan.c): any text is either refused with a message
- * "<name>:line:col: ..." whose line lies inside the input, or loaded into a
- * plan that --explain can print.  The sanitizers catch the rest. */
+/* Fuzz target of the Datalog front end (datalog/lexer.c, parse.c,
+ * aggregate.c, check.c, stratify.c, plan.c): any text is either refused
+ * with a message "<name>:line:col: ..." whose line lies inside the input,
+ * or loaded into a plan that --explain can print.  The sanitizers catch
+ * the rest. */
 #include <ravel/datalog.h>
 #include <ravel/error.h>
 
