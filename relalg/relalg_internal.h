@@ -178,6 +178,8 @@ typedef struct {
     packed_tuples packed;         /* the rest of full, when packed */
     int pack_ok;                  /* no rule of the running stratum reads
                                      full: it may be packed */
+    int written;                  /* some rule of the running stratum
+                                     writes it (or its base) */
     tuple_buf delta;
     int delta_is_full;            /* at a stratum's start delta = full */
     uint32_t *subs;               /* [buckets] sub-bucket counts */

@@ -122,8 +122,13 @@ int ravel_flush(ravel_engine *e)
 static int prepare_reads(ravel_engine *e, const stratum *s)
 {
     int err = MPI_SUCCESS;
-    for (size_t i = 0; i < e->nrels; i++)
+    for (size_t i = 0; i < e->nrels; i++) {
         e->rels[i].pack_ok = 1;
+        e->rels[i].written = 0;
+    }
+    for (size_t i = 0; i < s->nrules; i++)
+        for (size_t j = 0; j < e->nrels; j++)
+            e->rels[j].written |= e->rels[j].base == s->rules[i].head;
     for (size_t i = 0; i < s->nrules; i++) {
         const rule *ru = &s->rules[i];
         for (int b = 0; b < ru->nbody; b++) {
