@@ -28,7 +28,8 @@
  *    tuple.
  * A group variable must also be bound by an atom inside the aggregate (it
  * is a column of @aN); one that occurs inside only in a comparison or a
- * negation is refused for now.
+ * negation is refused for now.  A negated atom of `_` only, `!r(_, _)`
+ * ("r is empty"), becomes a count of r that must be 0.
  *
  * Nothing here resolves names or types: @aN and @gN are declared with the
  * type names of the columns their variables come from, and dl_check
@@ -423,6 +424,7 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
     agg.is_aggregate = 1;
     agg.agg_op = g->op;
     agg.agg_value = value;
+    agg.of_negation = g->of_negation ? g->atoms[0].rel_name : NULL;
     dl_atom *body = dl_alloc(&p->arena, sizeof *body);
     if (!body)
         return NOMEM();
@@ -537,9 +539,70 @@ static int rewrite_clause(ravel_dl_program *p, size_t index)
     return 0;
 }
 
+/* `!r(_, ..., _)` (r is empty) is `n = count : { r(_, ..., _) }, n = 0`
+ * with a variable n of its own: an aggregate with no group, which always
+ * has a result.  The negated atom goes; stratify.c still names it if it
+ * lies in the recursion that derives r. */
+static int negations_of_emptiness(ravel_dl_program *p, dl_clause *c)
+{
+    for (size_t i = 0; i < c->nnegs;) {
+        const dl_atom *neg = &c->negs[i];
+        int all_wild = 1;
+        for (size_t j = 0; j < neg->arity; j++)
+            all_wild &= neg->args[j].kind == DL_TERM_WILD;
+        if (!all_wild) {
+            i++;
+            continue;
+        }
+        dl_aggregate *aggs = dl_alloc(&p->arena,
+                                      (c->naggs + 1) * sizeof *aggs);
+        dl_atom *atom = dl_alloc(&p->arena, sizeof *atom);
+        const char *n = fresh(p);
+        if (!aggs || !atom || !n)
+            return NOMEM();
+        if (c->naggs)
+            memcpy(aggs, c->aggs, c->naggs * sizeof *aggs);
+        *atom = *neg;
+        dl_aggregate *g = &aggs[c->naggs];
+        memset(g, 0, sizeof *g);
+        g->op = DL_AGG_COUNT;
+        g->pos = neg->pos;
+        g->result = var_term(n, neg->pos);
+        g->atoms = atom;
+        g->natoms = 1;
+        g->of_negation = 1;
+        c->aggs = aggs;
+        c->naggs++;
+        dl_cmp zero = {0};
+        zero.left = g->result;
+        zero.right.kind = DL_TERM_NUMBER;
+        zero.right.pos = neg->pos;
+        zero.op = DL_EQ;
+        zero.pos = neg->pos;
+        int rc = extend(p, c, NULL, NULL, &zero);
+        if (rc)
+            return rc;
+        /* The negated atoms without this one (a new array: the parser's
+         * may be shared by the clauses of one rule). */
+        dl_atom *negs = dl_alloc(&p->arena, c->nnegs * sizeof *negs);
+        if (!negs)
+            return NOMEM();
+        memcpy(negs, c->negs, i * sizeof *negs);
+        memcpy(negs + i, c->negs + i + 1, (c->nnegs - i - 1) * sizeof *negs);
+        c->negs = negs;
+        c->nnegs--;
+    }
+    return 0;
+}
+
 int dl_rewrite_aggregates(ravel_dl_program *p)
 {
     size_t n = p->clauses.n; /* the new clauses need no rewriting */
+    for (size_t i = 0; i < n; i++) {
+        int rc = negations_of_emptiness(p, p->clauses.items[i]);
+        if (rc)
+            return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         const dl_clause *c = p->clauses.items[i];
         if (c->naggs) {

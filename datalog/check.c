@@ -464,11 +464,6 @@ static int check_cmp_types(ravel_dl_program *p, const var_table *vars,
     if ((l == DL_SYMBOL) != (r == DL_SYMBOL) && (l == -1 || r == -1))
         return dl_error_at(p->file, cmp->pos,
                            "comparing a symbol with a number");
-    if ((l == DL_SYMBOL || r == DL_SYMBOL) && cmp->op != DL_EQ &&
-        cmp->op != DL_NE)
-        return dl_error_at(p->file, cmp->pos,
-                           "ordering symbols (< <= > >=) is not supported "
-                           "yet: ravel compares symbols with = and != only");
     /* A constant in a variable's column must fit its type. */
     const dl_term *sides[2] = {&cmp->left, &cmp->right};
     int types[2] = {r, l};

@@ -136,6 +136,7 @@ typedef struct {
     size_t nnegs;
     struct dl_cmp_s *cmps;
     size_t ncmps;
+    int of_negation;  /* made of `!r(_, ..., _)` (aggregate.c) */
 } dl_aggregate;
 
 /* One conjunctive clause: head :- atoms, !negs, comparisons.  A rule whose
@@ -163,6 +164,7 @@ typedef struct {
     int is_aggregate;
     dl_agg_op agg_op;
     size_t agg_value;  /* column of atoms[0] (sum, min, max) */
+    const char *of_negation; /* made of `!r(_, ..., _)`: r's name */
 } dl_clause;
 
 typedef struct {
@@ -225,6 +227,8 @@ typedef struct {
 typedef struct {
     dl_plan_term left, right;
     dl_cmp_op op;
+    int by_text;  /* symbols ordered (< <= > >=): by their strings, through
+                     the engine's order function, not by their ids */
 } dl_plan_filter;
 
 /* One engine rule: head :- body[0] (copy) or body[0], body[1] (join), in

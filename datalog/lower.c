@@ -54,6 +54,9 @@ static int declare_rule(dl_run *r, const dl_plan_rule *pr)
     for (size_t k = 0; k < pr->nfilters; k++) {
         filters[k].left = engine_term(&pr->filters[k].left);
         filters[k].op = (ravel_cmp)pr->filters[k].op;
+        if (pr->filters[k].by_text)
+            filters[k].op = (ravel_cmp)(RAVEL_ORD_LT +
+                                        (pr->filters[k].op - DL_LT));
         filters[k].right = engine_term(&pr->filters[k].right);
     }
     ravel_expr exprs[RAVEL_MAX_EXPRS];

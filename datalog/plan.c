@@ -190,6 +190,7 @@ static int add_filter(clause_plan *cp, dl_plan_term l, dl_cmp_op op,
     f->left = l;
     f->op = op;
     f->right = r;
+    f->by_text = 0;
     return 0;
 }
 
@@ -374,6 +375,9 @@ static int apply_comparisons(clause_plan *cp, const side *sides, int nsides)
         if (rc || (rc = term_value(cp, sides, nsides, &cmp->right, type, &r)) ||
             (rc = add_filter(cp, l, cmp->op, r)))
             return rc;
+        /* A symbol's id is a hash: symbols order by their strings. */
+        cp->filters[cp->nfilters - 1].by_text =
+            type == DL_SYMBOL && cmp->op != DL_EQ && cmp->op != DL_NE;
         cp->applied[k] = 1;
     }
     return 0;
@@ -886,8 +890,12 @@ static int constant_comparisons_hold(const dl_clause *c)
             continue;
         int order;
         if (l->kind == DL_TERM_STRING) {
-            order = l->len == r->len && !memcmp(l->name, r->name, l->len) ? 0
-                                                                          : 1;
+            /* Byte by byte, then the shorter first (std::string's order,
+             * Soufflé's). */
+            size_t n = l->len < r->len ? l->len : r->len;
+            order = n ? memcmp(l->name, r->name, n) : 0;
+            if (order == 0)
+                order = l->len < r->len ? -1 : l->len > r->len;
         } else {
             /* As signed numbers: sign, then magnitude. */
             int ls = l->negative && l->magnitude, rs = r->negative && r->magnitude;

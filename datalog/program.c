@@ -154,7 +154,8 @@ void ravel_dl_explain(const ravel_dl_program *p, FILE *out)
         for (size_t k = 0; k < r->nfilters; k++) {
             fprintf(out, k ? ", " : " WHERE ");
             print_term(out, p, r, &r->filters[k].left);
-            fprintf(out, " %s ", ops[r->filters[k].op]);
+            fprintf(out, " %s%s ", ops[r->filters[k].op],
+                    r->filters[k].by_text ? " (as text)" : "");
             print_term(out, p, r, &r->filters[k].right);
         }
         static const char *const opname[] = {"+", "-", "*", "/s", "%s",

@@ -54,6 +54,23 @@ static int print_sizes(dl_run *r, FILE *out)
     return 0;
 }
 
+/* Symbols order by their strings (filters RAVEL_ORD_*, dl_plan_filter's
+ * by_text): byte by byte, then the shorter first, as Soufflé compares
+ * std::strings.  Every rank knows every string: it read the program and
+ * every fact file whole, and no rule makes new strings. */
+static int order_symbols(uint64_t a, uint64_t b, void *arg)
+{
+    const dl_symbols *s = arg;
+    size_t la, lb;
+    const char *ta = dl_symbols_text(s, a, &la);
+    const char *tb = dl_symbols_text(s, b, &lb);
+    if (!ta || !tb) /* not reached: every id came from the table */
+        return a < b ? -1 : a > b;
+    size_t n = la < lb ? la : lb;
+    int c = n ? memcmp(ta, tb, n) : 0;
+    return c ? c : (la > lb) - (la < lb);
+}
+
 int ravel_dl_run(const ravel_dl_program *p, MPI_Comm comm,
                  const ravel_engine_options *engine_options,
                  const ravel_dl_run_options *o)
@@ -73,8 +90,10 @@ int ravel_dl_run(const ravel_dl_program *p, MPI_Comm comm,
     r.syms = dl_symbols_new();
     if (!r.rels || !r.syms)
         rc = ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory");
-    if (!rc)
+    if (!rc) {
+        ravel_engine_set_order(r.e, order_symbols, r.syms);
         rc = dl_lower(&r);
+    }
     if (!rc)
         rc = dl_load_program_symbols(&r);
     if (!rc)

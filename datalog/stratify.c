@@ -66,6 +66,12 @@ static int negation_cycle(ravel_dl_program *p, const tarjan *t,
         if (t->component[v] == comp && DL_REL(p, v)->name[0] != '@')
             len += (size_t)snprintf(cycle + len, sizeof cycle - len, "%s%s",
                                     len ? ", " : "", DL_REL(p, v)->name);
+    if (!neg && c->of_negation)
+        return dl_error_at(p->file, c->pos,
+                           "'%s' is negated in the recursion that derives it "
+                           "(the relations %s depend on each other): the "
+                           "program is not stratifiable", c->of_negation,
+                           cycle);
     if (!neg)
         return dl_error_at(p->file, c->pos,
                            "the aggregate is in the recursion that derives "

@@ -264,6 +264,8 @@ struct ravel_engine {
     uint64_t productive;          /* iterations that found new tuples */
     ravel_iteration_hook hook;
     void *hook_arg;
+    ravel_order_fn order;         /* of the RAVEL_ORD_* filters; NULL */
+    void *order_arg;
     FILE *log;
     MPI_Op record_op;             /* max of some fields, sum of others */
     double last_progress;

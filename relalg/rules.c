@@ -147,7 +147,7 @@ static int add_rule(ravel_engine *e, ravel_rel head, const ravel_body *body,
             err = check_term(e, body, term_sides, nexprs, filters[i].right,
                              "filter", i);
         if (err == MPI_SUCCESS && (filters[i].op < RAVEL_EQ ||
-                                   filters[i].op > RAVEL_GE))
+                                   filters[i].op > RAVEL_ORD_GE))
             err = ravel_error_set(MPI_ERR_ARG, "filter %zu: operator "
                                   "%d", i,
                                   (int)filters[i].op);
@@ -336,4 +336,10 @@ int ravel_rule_aggregate(ravel_engine *e, ravel_rel head, ravel_rel body,
     r->agg_value = ravel_col(0, kk + 1);
     r->agg_xor = result_xor;
     return MPI_SUCCESS;
+}
+
+void ravel_engine_set_order(ravel_engine *e, ravel_order_fn fn, void *arg)
+{
+    e->order = fn;
+    e->order_arg = arg;
 }

@@ -60,8 +60,8 @@ static int compute(const ravel_engine *e, const rule *ru,
     return MPI_SUCCESS;
 }
 
-static int filters_pass(const rule *ru, const uint64_t *const side[2],
-                        const uint64_t *vals)
+static int filters_pass(const ravel_engine *e, const rule *ru,
+                        const uint64_t *const side[2], const uint64_t *vals)
 {
     for (size_t i = 0; i < ru->nfilters; i++) {
         const ravel_filter *f = &ru->filters[i];
@@ -74,12 +74,32 @@ static int filters_pass(const rule *ru, const uint64_t *const side[2],
         case RAVEL_LT: ok = a < b; break;
         case RAVEL_LE: ok = a <= b; break;
         case RAVEL_GT: ok = a > b; break;
-        default: ok = a >= b; break;
+        case RAVEL_GE: ok = a >= b; break;
+        default: { /* RAVEL_ORD_*: rules_evaluate checked e->order */
+            int c = a == b ? 0 : e->order(a, b, e->order_arg);
+            ok = f->op == RAVEL_ORD_LT   ? c < 0
+                 : f->op == RAVEL_ORD_LE ? c <= 0
+                 : f->op == RAVEL_ORD_GT ? c > 0
+                                         : c >= 0;
+        }
         }
         if (!ok)
             return 0;
     }
     return 1;
+}
+
+/* A rule with RAVEL_ORD_* filters needs the engine's order function. */
+static int check_order(const ravel_engine *e, const rule *ru)
+{
+    for (size_t i = 0; i < ru->nfilters && !e->order; i++)
+        if (ru->filters[i].op >= RAVEL_ORD_LT)
+            return ravel_error_set(MPI_ERR_ARG, "a rule for %s orders "
+                                   "values by the engine's order function, "
+                                   "and none was set "
+                                   "(ravel_engine_set_order)",
+                                   e->rels[ru->head].name);
+    return MPI_SUCCESS;
 }
 
 static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
@@ -91,7 +111,7 @@ static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
         if (err != MPI_SUCCESS)
             return err;
     }
-    if (ru->nfilters && !filters_pass(ru, side, vals))
+    if (ru->nfilters && !filters_pass(e, ru, side, vals))
         return MPI_SUCCESS;
     uint64_t out[RAVEL_MAX_ARITY];
     for (unsigned h = 0; h < head_arity; h++)
@@ -308,6 +328,8 @@ int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it)
     for (size_t i = 0; i < s->nrules; i++) {
         const rule *ru = &s->rules[i];
         int err = check_flat(e, ru);
+        if (err == MPI_SUCCESS)
+            err = check_order(e, ru);
         if (err != MPI_SUCCESS)
             return err;
         /* An aggregate's body is complete: it is reduced once, at the

@@ -25,7 +25,7 @@ static const char *const evaluated[] = {
     "join",    "multiway",    "constants",    "comparisons",
     "symbols", "inline_facts", "input_params", "unsigned",
     "printsize", "disjunction", "cartesian", "negation",
-    "arithmetic_body", "arithmetic_head", "aggregate"};
+    "arithmetic_body", "arithmetic_head", "aggregate", "symbol_ordering"};
 
 static int rank;
 

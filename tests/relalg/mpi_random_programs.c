@@ -9,7 +9,8 @@
  * to the current sets until nothing changes.  Programs use only semi-naive
  * forms that denote the plain fixed point (copy from delta; a join as the two
  * rules delta x full and full x delta, or full x full), random filters
- * (=, !=, <, <=, >, >=) and constants, secondary indexes read by joins,
+ * (=, !=, <, <=, >, >=, and the four by an order function, descending
+ * here) and constants, secondary indexes read by joins,
  * anti-joins (stratified: the right side's base is the head of no rule of
  * the anti-join's stratum), computed head terms ((a op b) % 5), and
  * several strata.
@@ -134,7 +135,7 @@ static void random_filters(const program *p, rule_spec *r, unsigned bound)
     for (size_t i = 0; i < r->nfilters; i++) {
         r->filters[i].left = random_term(p, r);
         r->filters[i].right = random_term(p, r);
-        r->filters[i].op = (ravel_cmp)rndn(6);
+        r->filters[i].op = (ravel_cmp)rndn(RAVEL_ORD_GE + 1);
     }
 }
 
@@ -336,6 +337,11 @@ static int oracle_apply(program *p, const rule_spec *r, const uint64_t *a,
         case RAVEL_LE: ok = x <= y; break;
         case RAVEL_GT: ok = x > y; break;
         case RAVEL_GE: ok = x >= y; break;
+        /* The engine's order function here is descending (by_descending). */
+        case RAVEL_ORD_LT: ok = x > y; break;
+        case RAVEL_ORD_LE: ok = x >= y; break;
+        case RAVEL_ORD_GT: ok = x < y; break;
+        case RAVEL_ORD_GE: ok = x <= y; break;
         }
         if (!ok)
             return 0;
@@ -479,6 +485,13 @@ static int agreed(int err, const char *what, const char *backend,
     return !any_failed;
 }
 
+/* The order of the RAVEL_ORD_* filters: descending, unlike the bits'. */
+static int by_descending(uint64_t a, uint64_t b, void *arg)
+{
+    (void)arg;
+    return a > b ? -1 : a < b;
+}
+
 static void run_engine(const program *facts, const program *expect,
                        const char *backend, int variant, int rank, int size,
                        uint64_t max_memory)
@@ -505,6 +518,7 @@ static void run_engine(const program *facts, const program *expect,
     int limited = max_memory != UINT64_MAX;
     ravel_engine *e;
     CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
+    ravel_engine_set_order(e, by_descending, NULL);
     ravel_rel ids[MAXREL];
     for (int i = 0; i < facts->nrel; i++) {
         char name[16];

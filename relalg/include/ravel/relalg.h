@@ -217,8 +217,20 @@ static inline ravel_term ravel_expr_ref(unsigned index)
 }
 
 typedef enum {
-    RAVEL_EQ = 0, RAVEL_NE, RAVEL_LT, RAVEL_LE, RAVEL_GT, RAVEL_GE
+    RAVEL_EQ = 0, RAVEL_NE, RAVEL_LT, RAVEL_LE, RAVEL_GT, RAVEL_GE,
+    /* The same orders by the engine's order function instead of unsigned
+     * comparison (ravel_engine_set_order): for values whose order is not
+     * their bits' (a front end's ids of strings). */
+    RAVEL_ORD_LT, RAVEL_ORD_LE, RAVEL_ORD_GT, RAVEL_ORD_GE
 } ravel_cmp;
+
+/* An order on values: negative, 0 or positive as a comes before, with or
+ * after b.  It must be a total order, the same on every rank. */
+typedef int (*ravel_order_fn)(uint64_t a, uint64_t b, void *arg);
+
+/* The order RAVEL_ORD_* filters use (none by default: a rule using them
+ * then fails when it is evaluated).  Local; set it alike on every rank. */
+void ravel_engine_set_order(ravel_engine *e, ravel_order_fn fn, void *arg);
 
 /* Arithmetic on 64-bit words: ADD, SUB, MUL wrap modulo 2^64 (the same
  * bits for signed and unsigned values); SDIV and SREM read both words as
@@ -240,7 +252,7 @@ typedef struct {
 } ravel_expr;
 
 /* Keeps a body tuple (or pair) only when `left op right` holds (unsigned
- * comparison). */
+ * comparison, or the engine's order for RAVEL_ORD_*). */
 typedef struct {
     ravel_term left;
     ravel_cmp op;
