@@ -63,6 +63,8 @@ typedef struct {
 
 static int append(text_buf *b, const char *s, size_t n)
 {
+    if (n == 0) /* an empty symbol, maybe before anything was allocated */
+        return 0;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1 << 16;
         while (cap < b->len + n)
