@@ -21,8 +21,9 @@
 # evaluates and prints sizes, none writes the relations (ravel-tc and
 # ravel-kcfa are run without --output).  The kCFA facts come from
 # `ravel-kcfa --write-facts`; TC's are the .mtx entries as they are.  Wall
-# time: /usr/bin/time around each command (mpiexec's start-up included for
-# the ravel binaries, the loading of facts for all).  Memory: each ravel
+# time: bash's $EPOCHREALTIME around each command, in milliseconds
+# (mpiexec's start-up included for the ravel binaries, the loading of
+# facts for all).  Memory: each ravel
 # rank's peak RSS (/usr/bin/time around every rank), summed; Soufflé's one
 # process's.  The sizes must agree (TC: the published closure; kCFA: AEval
 # equal on all three), or the script stops.  Output: OUT_DIR/datalog.csv
@@ -66,21 +67,26 @@ program() {
 
 # ravel RANKS-rank run of CMD...: wall seconds to $work/wall, the sum of
 # the ranks' peak RSS (KiB) to $work/kib, stdout to $work/stdout.
+# Wall seconds since $1 (an $EPOCHREALTIME), to the millisecond:
+# /usr/bin/time's %e has centiseconds, a fifth of the smallest runs.
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'; }
+
 run_ravel() {
   rm -f "$work"/rss.*
-  /usr/bin/time -o "$work/wall" -f '%e' \
-    mpiexec -n "$ranks" sh -c \
-      'exec /usr/bin/time -o "$0/rss.$PMI_RANK" -f %M "$@"' "$work" "$@" \
-      >"$work/stdout" </dev/null
+  local t0=$EPOCHREALTIME
+  mpiexec -n "$ranks" sh -c \
+    'exec /usr/bin/time -o "$0/rss.$PMI_RANK" -f %M "$@"' "$work" "$@" \
+    >"$work/stdout" </dev/null
+  elapsed "$t0" >"$work/wall"
   cat "$work"/rss.* | awk '{ s += $1 } END { print s }' >"$work/kib"
 }
 
 run_souffle() { # BINARY FACT_DIR
-  /usr/bin/time -o "$work/time" -f '%e %M' "$1" -j "$ranks" -F "$2" \
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -o "$work/time" -f '%M' "$1" -j "$ranks" -F "$2" \
     -D "$work" >"$work/stdout"
-  read -r wall kib <"$work/time"
-  echo "$wall" >"$work/wall"
-  echo "$kib" >"$work/kib"
+  elapsed "$t0" >"$work/wall"
+  cat "$work/time" >"$work/kib"
 }
 
 record() { # CASE ENGINE RUN SIZE LOAD
