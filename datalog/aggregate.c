@@ -23,6 +23,9 @@
  *    variables of @aN too;
  *  - a sum, min or max of an expression gets a column of its own in @aN,
  *    bound by `t = expression`;
+ *  - aggregates whose bodies are the same text (the same variables) read
+ *    one @aN: `lo = min v : { t(g, v) }, hi = max v : { t(g, v) }` joins
+ *    t once;
  *  - count and sum of no answers are 0 (the second clause above, or, with
  *    no group column, the engine's own 0); min and max of none give no
  *    tuple.
@@ -262,6 +265,125 @@ static const char *fresh(ravel_dl_program *p)
     return s;
 }
 
+/* ---- equal bodies share their answers ---------------------------------- */
+
+/* Appends s[0..n) to the text *buf (arena, grown by doubling). */
+typedef struct {
+    char *text;
+    size_t len, cap;
+} sig_buf;
+
+static int put(ravel_dl_program *p, sig_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *t = dl_alloc(&p->arena, cap);
+        if (!t)
+            return NOMEM();
+        if (b->len)
+            memcpy(t, b->text, b->len);
+        b->text = t;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, s, n);
+    b->len += n;
+    b->text[b->len] = '\0';
+    return 0;
+}
+
+static int put_str(ravel_dl_program *p, sig_buf *b, const char *s)
+{
+    return put(p, b, s, strlen(s));
+}
+
+static int put_term(ravel_dl_program *p, sig_buf *b, const dl_term *t)
+{
+    char num[48];
+    switch (t->kind) {
+    case DL_TERM_VAR:
+        return put_str(p, b, "v") || put_str(p, b, t->name) ||
+               put_str(p, b, ",") ? NOMEM() : 0;
+    case DL_TERM_WILD:
+        return put_str(p, b, "_,");
+    case DL_TERM_NUMBER:
+        snprintf(num, sizeof num, "n%s%llu,", t->negative ? "-" : "",
+                 (unsigned long long)t->magnitude);
+        return put_str(p, b, num);
+    case DL_TERM_STRING:
+        /* Its length first: the bytes may hold anything. */
+        snprintf(num, sizeof num, "s%zu:", t->len);
+        return put_str(p, b, num) || put(p, b, t->name, t->len) ? NOMEM()
+                                                                  : 0;
+    default:
+        snprintf(num, sizeof num, "(%c", t->op);
+        return put_str(p, b, num) || put_term(p, b, t->lhs) ||
+               (t->rhs && put_term(p, b, t->rhs)) || put_str(p, b, ")")
+                   ? NOMEM()
+                   : 0;
+    }
+}
+
+static int put_atom(ravel_dl_program *p, sig_buf *b, const dl_atom *a)
+{
+    int rc = put_str(p, b, a->rel_name) || put_str(p, b, "(") ? NOMEM() : 0;
+    for (size_t j = 0; j < a->arity && !rc; j++)
+        rc = put_term(p, b, &a->args[j]);
+    return rc ? rc : put_str(p, b, ")");
+}
+
+/* The text of `@aN(cols) :- answers' body` that equal bodies share. */
+static int signature(ravel_dl_program *p, const names *cols,
+                     const dl_clause *c, const char **out)
+{
+    sig_buf b = {0};
+    int rc = put_str(p, &b, "[");
+    for (size_t i = 0; i < cols->n && !rc; i++)
+        rc = put_str(p, &b, cols->name[i]) || put_str(p, &b, ",") ? NOMEM()
+                                                                   : 0;
+    for (size_t i = 0; i < c->natoms && !rc; i++)
+        rc = put_str(p, &b, "]+") || put_atom(p, &b, &c->atoms[i]) ? NOMEM()
+                                                                   : 0;
+    for (size_t i = 0; i < c->nnegs && !rc; i++)
+        rc = put_str(p, &b, "!") || put_atom(p, &b, &c->negs[i]) ? NOMEM()
+                                                                 : 0;
+    for (size_t k = 0; k < c->ncmps && !rc; k++) {
+        char op[8];
+        snprintf(op, sizeof op, "?%d", (int)c->cmps[k].op);
+        rc = put_str(p, &b, op) || put_term(p, &b, &c->cmps[k].left) ||
+             put_term(p, &b, &c->cmps[k].right) ? NOMEM() : 0;
+    }
+    *out = b.text;
+    return rc;
+}
+
+typedef struct {
+    const char *sig;
+    int rel;
+} answers_of;
+
+/* The @aN already made for a body with this signature, or -1. */
+static int shared_answers(const ravel_dl_program *p, const char *sig)
+{
+    for (size_t i = 0; i < p->agg_answers.n; i++) {
+        const answers_of *a = p->agg_answers.items[i];
+        if (!strcmp(a->sig, sig))
+            return a->rel;
+    }
+    return -1;
+}
+
+static int remember_answers(ravel_dl_program *p, const char *sig, int rel)
+{
+    answers_of *a = dl_alloc(&p->arena, sizeof *a);
+    if (!a)
+        return NOMEM();
+    a->sig = sig;
+    a->rel = rel;
+    return dl_vec_push(&p->arena, &p->agg_answers, a) ? NOMEM() : 0;
+}
+
 static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
                      const names *grounded, lowered *out)
 {
@@ -296,9 +418,12 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
             for (size_t j = 0; j < atoms[0].arity; j++) {
                 args[j] = atoms[0].args[j];
                 if (args[j].kind == DL_TERM_WILD) {
-                    const char *v = fresh(p);
+                    /* Named by position, so that equal bodies read alike
+                     * (shared_answers). */
+                    char *v = dl_alloc(&p->arena, 24);
                     if (!v)
                         return NOMEM();
+                    snprintf(v, 24, "@w%zu", j);
                     args[j] = var_term(v, args[j].pos);
                 }
             }
@@ -369,9 +494,7 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
         if (!direct) {
             /* An expression, or a variable bound by an equality: a
              * column t of its own, `t = target`. */
-            const char *t = fresh(p);
-            if (!t)
-                return NOMEM();
+            const char *t = "@t"; /* the one such column of @aN */
             types[cols.n] = first ? type_name_of(p, atoms, g->natoms, first)
                                   : "number";
             if (add(&cols, t))
@@ -394,10 +517,8 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
         return dl_error_at(p->file, g->pos,
                            "the aggregate's body binds no variable: give "
                            "its atom a variable (count : { r(_, x) })");
-    /* @aN(cols) :- the aggregate's body. */
+    /* @aN(cols) :- the aggregate's body; one @aN for equal bodies. */
     int a_rel, g_rel;
-    if ((rc = declare(p, 'a', &cols, types, g->pos, &a_rel)))
-        return rc;
     dl_clause answers = {0};
     answers.pos = g->pos;
     answers.body_id = -1;
@@ -407,9 +528,16 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
     answers.nnegs = g->nnegs;
     answers.cmps = cmps;
     answers.ncmps = ncmps;
-    if ((rc = make_atom(p, a_rel, &cols, NULL, g->pos, &answers.head)) ||
-        (rc = push_clause(p, &answers)))
+    const char *sig;
+    if ((rc = signature(p, &cols, &answers, &sig)))
         return rc;
+    if ((a_rel = shared_answers(p, sig)) < 0) {
+        if ((rc = declare(p, 'a', &cols, types, g->pos, &a_rel)) ||
+            (rc = make_atom(p, a_rel, &cols, NULL, g->pos, &answers.head)) ||
+            (rc = push_clause(p, &answers)) ||
+            (rc = remember_answers(p, sig, a_rel)))
+            return rc;
+    }
     /* @gN(groups, result) := op of @aN. */
     names gcols = groups;
     types[groups.n] = g->op == DL_AGG_COUNT ? "number" : value_type;

@@ -266,6 +266,7 @@ struct ravel_dl_program {
     dl_vec facts;      /* dl_atom* (inline facts) */
     int nbodies;       /* rule bodies parsed (body_id's next value) */
     size_t fresh_vars; /* variables the front end named (aggregate.c) */
+    dl_vec agg_answers; /* aggregate.c's @aN relations by body text */
     int nstrata;
     dl_vec plan_rels;  /* dl_plan_rel* */
     dl_vec plan_rules; /* dl_plan_rule*, grouped by stratum, in order */
