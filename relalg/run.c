@@ -177,8 +177,9 @@ static void free_deltas(ravel_engine *e)
 
 /* The next iteration's local work (iteration `it`) up to its exchange:
  * its rules, then the packing of what they emitted.  With local_error set
- * it only empties the outbox and returns the error.  drop_deltas: nothing needs the deltas
- * the rules read any more, so they go before the packing. */
+ * it only empties the outbox and returns the error.  drop_deltas: nothing
+ * needs the deltas the rules read any more, so they go before the
+ * packing. */
 static int evaluate_next(ravel_engine *e, stratum *s, uint32_t it,
                          int local_error, int drop_deltas,
                          exchange_plan *plan, double *seconds)
