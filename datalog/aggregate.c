@@ -78,10 +78,7 @@ static int add(names *s, const char *v)
 
 static int add_term_vars(names *s, const dl_term *t)
 {
-    if (t->kind == DL_TERM_ARITH)
-        return add_term_vars(s, t->lhs) ||
-               (t->rhs && add_term_vars(s, t->rhs)) ? -1 : 0;
-    return t->kind == DL_TERM_VAR ? add(s, t->name) : 0;
+    return dl_term_vars(t, s->name, &s->n, MAXV);
 }
 
 static int add_atom_vars(names *s, const dl_atom *a)
@@ -184,6 +181,23 @@ static dl_term var_term(const char *name, dl_pos pos)
     t.pos = pos;
     t.name = name;
     return t;
+}
+
+/* The comparison `left = right` (right 0 when NULL), at left's place. */
+static dl_cmp equality(dl_term left, const dl_term *right)
+{
+    dl_cmp c;
+    memset(&c, 0, sizeof c);
+    c.left = left;
+    if (right)
+        c.right = *right;
+    else {
+        c.right.kind = DL_TERM_NUMBER;
+        c.right.pos = left.pos;
+    }
+    c.op = DL_EQ;
+    c.pos = left.pos;
+    return c;
 }
 
 /* Adds the hidden relation "@<tag>N" with the given columns to the
@@ -499,12 +513,7 @@ static int lower_one(ravel_dl_program *p, const dl_clause *c, size_t which,
                                   : "number";
             if (add(&cols, t))
                 return too_many(p, g->pos);
-            memset(&cmps[ncmps], 0, sizeof cmps[ncmps]);
-            cmps[ncmps].left = var_term(t, g->target.pos);
-            cmps[ncmps].right = g->target;
-            cmps[ncmps].op = DL_EQ;
-            cmps[ncmps].pos = g->target.pos;
-            ncmps++;
+            cmps[ncmps++] = equality(var_term(t, g->target.pos), &g->target);
         }
         const char *v = direct ? g->target.name : cols.name[cols.n - 1];
         for (size_t i = 0; i < cols.n; i++)
@@ -647,12 +656,7 @@ static int rewrite_clause(ravel_dl_program *p, size_t index)
                 if (!none || dl_vec_push(&p->arena, &variants, none))
                     return NOMEM();
                 *none = *cl;
-                dl_cmp zero = {0};
-                zero.left = l.result;
-                zero.right.kind = DL_TERM_NUMBER;
-                zero.right.pos = l.result.pos;
-                zero.op = DL_EQ;
-                zero.pos = l.result.pos;
+                dl_cmp zero = equality(l.result, NULL);
                 if ((rc = extend(p, none, NULL, &l.none, &zero)))
                     return rc;
             }
@@ -701,12 +705,7 @@ static int negations_of_emptiness(ravel_dl_program *p, dl_clause *c)
         g->of_negation = 1;
         c->aggs = aggs;
         c->naggs++;
-        dl_cmp zero = {0};
-        zero.left = g->result;
-        zero.right.kind = DL_TERM_NUMBER;
-        zero.right.pos = neg->pos;
-        zero.op = DL_EQ;
-        zero.pos = neg->pos;
+        dl_cmp zero = equality(g->result, NULL);
         int rc = extend(p, c, NULL, NULL, &zero);
         if (rc)
             return rc;

@@ -205,6 +205,25 @@ int dl_term_mentions(const dl_term *t, const char *name)
            (t->rhs && dl_term_mentions(t->rhs, name));
 }
 
+int dl_term_vars(const dl_term *t, const char **names, size_t *n,
+                 size_t cap)
+{
+    if (t->kind == DL_TERM_ARITH)
+        return dl_term_vars(t->lhs, names, n, cap) ||
+                       (t->rhs && dl_term_vars(t->rhs, names, n, cap))
+                   ? -1
+                   : 0;
+    if (t->kind != DL_TERM_VAR)
+        return 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(names[i], t->name))
+            return 0;
+    if (*n == cap)
+        return -1;
+    names[(*n)++] = t->name;
+    return 0;
+}
+
 const char *dl_term_first_var(const dl_term *t)
 {
     if (t->kind == DL_TERM_VAR)

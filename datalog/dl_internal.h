@@ -101,6 +101,10 @@ typedef struct dl_term {
 
 /* Does t (a variable, or arithmetic over variables) mention `name`? */
 int dl_term_mentions(const dl_term *t, const char *name);
+/* Appends the variables of t (arithmetic included) not yet among
+ * names[0..*n); -1 when one does not fit in cap. */
+int dl_term_vars(const dl_term *t, const char **names, size_t *n,
+                 size_t cap);
 /* The first variable of t (in arithmetic, its leftmost), or NULL. */
 const char *dl_term_first_var(const dl_term *t);
 
@@ -314,5 +318,8 @@ int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
                          int *negative);
 int64_t dl_decode_number(uint64_t stored);
 uint64_t dl_symbol_hash(const char *s, size_t len);
+/* The order of symbols: their bytes compared unsigned, then the shorter
+ * first, as Soufflé compares std::strings (-1, 0 or 1). */
+int dl_compare_text(const char *a, size_t la, const char *b, size_t lb);
 
 #endif

@@ -890,12 +890,7 @@ static int constant_comparisons_hold(const dl_clause *c)
             continue;
         int order;
         if (l->kind == DL_TERM_STRING) {
-            /* Byte by byte, then the shorter first (std::string's order,
-             * Soufflé's). */
-            size_t n = l->len < r->len ? l->len : r->len;
-            order = n ? memcmp(l->name, r->name, n) : 0;
-            if (order == 0)
-                order = l->len < r->len ? -1 : l->len > r->len;
+            order = dl_compare_text(l->name, l->len, r->name, r->len);
         } else {
             /* As signed numbers: sign, then magnitude. */
             int ls = l->negative && l->magnitude, rs = r->negative && r->magnitude;

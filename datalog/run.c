@@ -55,9 +55,8 @@ static int print_sizes(dl_run *r, FILE *out)
 }
 
 /* Symbols order by their strings (filters RAVEL_ORD_*, dl_plan_filter's
- * by_text): byte by byte, then the shorter first, as Soufflé compares
- * std::strings.  Every rank knows every string: it read the program and
- * every fact file whole, and no rule makes new strings. */
+ * by_text; dl_compare_text).  Every rank knows every string: it read the
+ * program and every fact file whole, and no rule makes new strings. */
 static int order_symbols(uint64_t a, uint64_t b, void *arg)
 {
     const dl_symbols *s = arg;
@@ -66,9 +65,7 @@ static int order_symbols(uint64_t a, uint64_t b, void *arg)
     const char *tb = dl_symbols_text(s, b, &lb);
     if (!ta || !tb) /* not reached: every id came from the table */
         return a < b ? -1 : a > b;
-    size_t n = la < lb ? la : lb;
-    int c = n ? memcmp(ta, tb, n) : 0;
-    return c ? c : (la > lb) - (la < lb);
+    return dl_compare_text(ta, la, tb, lb);
 }
 
 int ravel_dl_run(const ravel_dl_program *p, MPI_Comm comm,

@@ -28,25 +28,6 @@
 
 #define NOMEM() ravel_error_set(MPI_ERR_NO_MEM, "datalog: out of memory")
 
-/* Appends the variables of t (arithmetic included) not yet in names. */
-static void collect_vars(const dl_term *t, const char **names, size_t *n,
-                         size_t cap)
-{
-    if (t->kind == DL_TERM_ARITH) {
-        collect_vars(t->lhs, names, n, cap);
-        if (t->rhs)
-            collect_vars(t->rhs, names, n, cap);
-        return;
-    }
-    if (t->kind != DL_TERM_VAR)
-        return;
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp(names[i], t->name))
-            return;
-    if (*n < cap)
-        names[(*n)++] = t->name;
-}
-
 /* How many clauses (from index i on) share clause i's body. */
 static size_t group_size(const ravel_dl_program *p, size_t i)
 {
@@ -74,7 +55,7 @@ static int declare_body_relation(ravel_dl_program *p, size_t first, size_t n,
     for (size_t h = 0; h < n; h++) {
         const dl_atom *head = &((const dl_clause *)p->clauses.items[first + h])->head;
         for (size_t j = 0; j < head->arity; j++)
-            collect_vars(&head->args[j], names, &nvars, cap);
+            (void)dl_term_vars(&head->args[j], names, &nvars, cap);
     }
     *out = NULL;
     if (nvars == 0 || nvars > RAVEL_MAX_ARITY)

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *dl_type_name(dl_type t)
 {
@@ -51,6 +52,15 @@ static uint64_t symbol_mask(void)
 uint64_t dl_symbol_hash(const char *s, size_t len)
 {
     return XXH3_64bits(s, len) & symbol_mask();
+}
+
+int dl_compare_text(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t n = la < lb ? la : lb;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    return (la > lb) - (la < lb);
 }
 
 int dl_encode_term(const char *file, const dl_term *t, dl_type type,
