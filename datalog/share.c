@@ -45,20 +45,23 @@ static int declare_body_relation(ravel_dl_program *p, size_t first, size_t n,
                                  dl_relation **out)
 {
     const dl_clause *c = p->clauses.items[first];
-    size_t cap = 0;
-    for (size_t h = 0; h < n; h++)
-        cap += ((const dl_clause *)p->clauses.items[first + h])->head.arity;
-    const char **names = dl_alloc(&p->arena, (cap + 1) * sizeof *names);
+    /* A head's arithmetic may hold more variables than the head has
+     * columns (h(x + y + w)): the list is bounded by what @bN can hold,
+     * not by the heads' arity. */
+    const char **names = dl_alloc(&p->arena,
+                                  (RAVEL_MAX_ARITY + 1) * sizeof *names);
     if (!names)
         return NOMEM();
     size_t nvars = 0;
+    int wide = 0;
     for (size_t h = 0; h < n; h++) {
         const dl_atom *head = &((const dl_clause *)p->clauses.items[first + h])->head;
         for (size_t j = 0; j < head->arity; j++)
-            (void)dl_term_vars(&head->args[j], names, &nvars, cap);
+            wide |= dl_term_vars(&head->args[j], names, &nvars,
+                                 RAVEL_MAX_ARITY) != 0;
     }
     *out = NULL;
-    if (nvars == 0 || nvars > RAVEL_MAX_ARITY)
+    if (nvars == 0 || wide)
         return 0; /* nothing to share, or too wide: leave the group alone */
     dl_relation *r = dl_alloc(&p->arena, sizeof *r);
     char *name = dl_alloc(&p->arena, 32);
