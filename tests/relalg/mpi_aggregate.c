@@ -204,22 +204,9 @@ static void run_case(const agg_case *c, int variant, const char *backend,
     size_t n;
     CHECK(ravel_relation_local(e, head, &t, &n));
     unsigned w = c->k + 1;
-    int cnt = (int)(n * w), *counts = NULL, *displs = NULL, total = 0;
-    uint64_t *all = NULL;
-    if (rank == 0) {
-        counts = malloc((size_t)size * sizeof *counts);
-        displs = malloc((size_t)size * sizeof *displs);
-    }
-    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(((size_t)total + 1) * sizeof *all);
-    }
-    MPI_Gatherv(t, cnt, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
-                MPI_COMM_WORLD);
+    int total;
+    uint64_t *all = gather_at_root(t, (int)(n * w), MPI_UINT64_T,
+                                   sizeof *t, rank, size, &total);
     if (rank == 0) {
         static uint64_t want[(MAXT + 1) * (MAXA + 1)];
         size_t nw = oracle(c, want);
@@ -242,8 +229,6 @@ static void run_case(const agg_case *c, int variant, const char *backend,
                 "nodes, not 12\n", (unsigned long long)reached);
         failures++;
     }
-    free(counts);
-    free(displs);
     free(all);
     ravel_engine_free(e);
 }

@@ -420,22 +420,9 @@ static int compare_relation(ravel_engine *e, const program *p, int i,
     unsigned *codes = malloc((n + 1) * sizeof *codes);
     for (size_t k = 0; k < n; k++)
         codes[k] = encode(t + k * arity, arity);
-    int cnt = (int)n, *counts = NULL, *displs = NULL, total = 0;
-    unsigned *all = NULL;
-    if (rank == 0) {
-        counts = malloc((size_t)size * sizeof *counts);
-        displs = malloc((size_t)size * sizeof *displs);
-    }
-    MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(((size_t)total + 1) * sizeof *all);
-    }
-    MPI_Gatherv(codes, cnt, MPI_UNSIGNED, all, counts, displs, MPI_UNSIGNED,
-                0, MPI_COMM_WORLD);
+    int total;
+    unsigned *all = gather_at_root(codes, (int)n, MPI_UNSIGNED,
+                                   sizeof *codes, rank, size, &total);
     int ok = 1;
     if (rank == 0) {
         static uint64_t want[SPACE * MAXA];
@@ -457,8 +444,6 @@ static int compare_relation(ravel_engine *e, const program *p, int i,
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(codes);
-    free(counts);
-    free(displs);
     free(all);
     return ok;
 }
