@@ -103,6 +103,11 @@ int comm_barrier(const comm_context *ctx);
  * context is freed. */
 void comm_shm_free(comm_context *ctx);
 
+/* The ranks of comm on this rank's node, ordered as in comm: those
+ * sharing its memory (MPI_COMM_TYPE_SHARED), cut into RAVEL_NODE_SIZE's
+ * fake nodes of consecutive ranks when that is set (tests).  Collective. */
+int comm_node_comm(MPI_Comm comm, MPI_Comm *node);
+
 /* Where an exchange that discovers its receive counts puts what arrives
  * (exchange.c): blocks in chunks that never move, a view per source. */
 typedef struct comm_inbox comm_inbox;

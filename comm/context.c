@@ -42,8 +42,11 @@ static int free_context(MPI_Comm comm, int keyval, void *attr, void *extra)
     return err;
 }
 
-/* Yield when this communicator's ranks on this node outnumber its cores. */
-static int choose_wait_mode(comm_context *ctx, int here)
+/* The waiting mode: RAVEL_WAIT's, or by default yield when any node runs
+ * more of this communicator's ranks than it has cores (`crowded`, agreed
+ * by every rank: a rank waiting in a blocking collective and another in
+ * its nonblocking form, as the two modes would do, never match). */
+static int choose_wait_mode(comm_context *ctx, int crowded)
 {
     const char *env = getenv("RAVEL_WAIT");
     if (env && strcmp(env, "yield") == 0) {
@@ -59,14 +62,12 @@ static int choose_wait_mode(comm_context *ctx, int here)
                                "RAVEL_WAIT='%s' is not one of auto, yield, "
                                "block",
                                env);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ctx->wait = (cores > 0 && here > cores) ? RAVEL_WAIT_YIELD
-                                            : RAVEL_WAIT_BLOCK;
+    ctx->wait = crowded ? RAVEL_WAIT_YIELD : RAVEL_WAIT_BLOCK;
     return MPI_SUCCESS;
 }
 
 /* RAVEL_NODE_SIZE=k, for tests only: every node is split into fake nodes
- * of k consecutive ranks, so that node-aware code meets several nodes on
+ * of k consecutive ranks (of MPI_COMM_WORLD), so that node-aware code meets several nodes on
  * one machine.  0 when unset. */
 static int fake_node_size(int *k)
 {
@@ -84,9 +85,39 @@ static int fake_node_size(int *k)
     return MPI_SUCCESS;
 }
 
-/* The ranks of ctx's communicator on this node (*here), and the most on any
- * node (the same on every rank). */
-static int count_node_ranks(comm_context *ctx, int *here)
+/* Cuts *node (the ranks of one real node, in comm's order) into
+ * RAVEL_NODE_SIZE's fake nodes: by MPI_COMM_WORLD rank, so that every
+ * communicator, sub-communicators included, sees the same fake nodes. */
+static int cut_fake(MPI_Comm *node, int fake)
+{
+    int world, rank;
+    MPI_Comm part;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(*node, &rank);
+    int err = MPI_Comm_split(*node, world / fake, rank, &part);
+    MPI_Comm_free(node);
+    if (err == MPI_SUCCESS)
+        *node = part;
+    return err;
+}
+
+int comm_node_comm(MPI_Comm comm, MPI_Comm *node)
+{
+    int fake;
+    int err = fake_node_size(&fake);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                              node);
+    if (err != MPI_SUCCESS || fake == 0)
+        return err;
+    return cut_fake(node, fake);
+}
+
+/* The most ranks of ctx's communicator on one (fake) node, and whether
+ * some node has more of them than cores (*crowded): the same on every
+ * rank. */
+static int count_node_ranks(comm_context *ctx, int *crowded)
 {
     int fake;
     int err = fake_node_size(&fake);
@@ -97,20 +128,20 @@ static int count_node_ranks(comm_context *ctx, int *here)
                               MPI_INFO_NULL, &node);
     if (err != MPI_SUCCESS)
         return err;
-    if (fake > 0) {
-        int rank;
-        MPI_Comm part;
-        MPI_Comm_rank(node, &rank);
-        err = MPI_Comm_split(node, rank / fake, rank, &part);
-        MPI_Comm_free(&node);
-        if (err != MPI_SUCCESS)
-            return err;
-        node = part;
-    }
-    MPI_Comm_size(node, here);
+    int here;
+    MPI_Comm_size(node, &here);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int mine[2] = {here, cores > 0 && here > cores}, most[2];
+    if (fake > 0)
+        err = cut_fake(&node, fake);
+    if (err != MPI_SUCCESS)
+        return err;
+    MPI_Comm_size(node, &mine[0]);
     MPI_Comm_free(&node);
-    return MPI_Allreduce(here, &ctx->node_ranks, 1, MPI_INT, MPI_MAX,
-                         ctx->comm);
+    err = MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, ctx->comm);
+    ctx->node_ranks = most[0];
+    *crowded = most[1];
+    return err;
 }
 
 int comm_context_get(MPI_Comm user, comm_context **out)
@@ -158,10 +189,10 @@ int comm_context_get(MPI_Comm user, comm_context **out)
     MPI_Comm_rank(ctx->comm, &ctx->rank);
     MPI_Comm_size(ctx->comm, &ctx->size);
     ctx->last_choice = -1;
-    int here = 1;
-    err = count_node_ranks(ctx, &here);
+    int crowded = 0;
+    err = count_node_ranks(ctx, &crowded);
     if (err == MPI_SUCCESS)
-        err = choose_wait_mode(ctx, here);
+        err = choose_wait_mode(ctx, crowded);
     if (err != MPI_SUCCESS)
         goto fn_fail_dup;
     err = MPI_Comm_set_attr(user, context_keyval, ctx);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpi_gtest_main.h"
+#include "node_size_comm.h"
 #include "pattern_calls.h"
 #include "ravel/comm.h"
 #include "ravel/cost_model.h"
@@ -22,20 +23,6 @@
 namespace {
 
 int rank_, size_;
-
-// A communicator made under RAVEL_NODE_SIZE=value (unset for nullptr),
-// returning errors instead of aborting.
-MPI_Comm comm_under(const char *value)
-{
-    if (value)
-        setenv("RAVEL_NODE_SIZE", value, 1);
-    else
-        unsetenv("RAVEL_NODE_SIZE");
-    MPI_Comm c;
-    MPI_Comm_dup(MPI_COMM_WORLD, &c);
-    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    return c;
-}
 
 // Runs backend `name` on comm against vendor on the same call; vendor's
 // error, if it fails.
@@ -113,6 +100,25 @@ TEST(FakeNodes, ShmIsRefusedAcrossNodesAndAutoNeverPicksIt)
         EXPECT_TRUE(std::isinf(t)) << t;
     }
     MPI_Comm_free(&comm);
+}
+
+// Every rank waits in the same mode whatever the (fake) node sizes: a
+// rank in a blocking collective and another in its nonblocking form never
+// match (a node of 3 ranks on 2 cores once yielded, its neighbour of 1
+// blocked, and two-level's vendor exchange across them hung).
+TEST(FakeNodes, EveryRankWaitsInTheSameMode)
+{
+    for (const char *value : {"1", "2", "3", "4"}) {
+        MPI_Comm comm = comm_under(value);
+        ravel_wait_mode mode;
+        ASSERT_EQ(ravel_comm_wait_mode(comm, &mode), MPI_SUCCESS);
+        int mine = (int)mode, low = 0, high = 0;
+        MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT_EQ(low, high) << "RAVEL_NODE_SIZE=" << value;
+        MPI_Comm_free(&comm);
+    }
+    unsetenv("RAVEL_NODE_SIZE");
 }
 
 TEST(FakeNodes, ABadNodeSizeIsRefusedNamingIt)
