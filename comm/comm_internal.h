@@ -42,6 +42,10 @@ typedef int (*comm_kernel)(const comm_exchange *x);
 /* shm's shared window and its bookkeeping (alltoallv_shm.c). */
 typedef struct comm_shm comm_shm;
 
+/* two-level's node and column communicators, its map of the nodes and
+ * its scratch (alltoallv_two_level.c). */
+typedef struct comm_two_level comm_two_level;
+
 /* What ravel caches on a caller's communicator. */
 typedef struct {
     MPI_Comm comm;        /* private duplicate: internal messages travel
@@ -54,6 +58,7 @@ typedef struct {
                              model's ranks per node; RAVEL_NODE_SIZE's
                              fake nodes in tests) */
     comm_shm *shm;        /* shm's window, made on its first call */
+    comm_two_level *two_level; /* made on two-level's first call */
     int hinted;           /* `hint` holds the next auto call's statistics */
     ravel_call_stats hint;
     int last_choice;      /* registry index auto chose last; -1: none */
@@ -102,6 +107,9 @@ int comm_barrier(const comm_context *ctx);
 /* Frees shm's window (collective on the context's communicator): when the
  * context is freed. */
 void comm_shm_free(comm_context *ctx);
+
+/* Frees two-level's communicators and scratch (collective, the same). */
+void comm_two_level_free(comm_context *ctx);
 
 /* The ranks of comm on this rank's node, ordered as in comm: those
  * sharing its memory (MPI_COMM_TYPE_SHARED), cut into RAVEL_NODE_SIZE's
@@ -213,6 +221,11 @@ int comm_run_kernel_in(comm_context *ctx, comm_kernel kernel,
                        MPI_Datatype sendtype, void *recvbuf,
                        const int recvcounts[], const int rdispls[],
                        MPI_Datatype recvtype, MPI_Comm comm);
+
+/* two-level:INNER, INNER a backend name (not two-level itself): one of a
+ * few entry points, bound to INNER on first use; NULL with the error set
+ * when INNER is not a backend or all entry points are taken. */
+ravel_alltoallv_fn comm_two_level_fn(const char *name, const char *inner);
 
 /* radix-bruck: the radix of the plain name, and the backend of radix r
  * (>= 2) under the name "radix-bruck:r": one of a few entry points, bound

@@ -37,6 +37,7 @@ static int free_context(MPI_Comm comm, int keyval, void *attr, void *extra)
         last_ctx = NULL;
     }
     comm_shm_free(ctx); /* its window lives on ctx->comm */
+    comm_two_level_free(ctx);
     int err = ctx->owns_comm ? MPI_Comm_free(&ctx->comm) : MPI_SUCCESS;
     free(ctx);
     return err;

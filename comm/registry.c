@@ -45,6 +45,9 @@ enum { BACKEND_COUNT = sizeof backends / sizeof backends[0] };
     "padded-bruck:basic (rotations) or padded-bruck:modified (none, as " \
     "padded-bruck)"
 
+#define TWO_LEVEL_FORMS \
+    "two-level:NAME for NAME another backend, e.g. two-level:two-phase-bruck"
+
 #define AUTO_FORMS \
     "auto:agree (an allreduce before every call, never the last call's " \
     "statistics)"
@@ -107,6 +110,12 @@ static ravel_alltoallv_fn padded_bruck_family(const char *name,
     return NULL;
 }
 
+static ravel_alltoallv_fn two_level_family(const char *name,
+                                           const char *param)
+{
+    return comm_two_level_fn(name, param);
+}
+
 static ravel_alltoallv_fn auto_family(const char *name, const char *param)
 {
     if (strcmp(param, "agree") == 0)
@@ -127,6 +136,7 @@ static const struct {
     {"radix-bruck:", radix_family},
     {"padded-bruck:", padded_bruck_family},
     {"auto:", auto_family},
+    {"two-level:", two_level_family},
 };
 enum { FAMILY_COUNT = sizeof families / sizeof families[0] };
 
@@ -190,8 +200,8 @@ ravel_alltoallv_fn ravel_alltoallv_lookup(const char *name)
     char names[512];
     ravel_alltoallv_names(names, sizeof names, ", ");
     ravel_error_set(MPI_ERR_ARG, "'%s' is not a backend (one of: %s; or %s; "
-                    "or %s; or %s)", name, names, RADIX_FORMS, PADDED_FORMS,
-                    AUTO_FORMS);
+                    "or %s; or %s; or %s)", name, names, RADIX_FORMS,
+                    PADDED_FORMS, AUTO_FORMS, TWO_LEVEL_FORMS);
     return NULL;
 }
 

@@ -32,8 +32,9 @@ size_t engine_cli_options(engine_cli *c, const char *log_help,
     ravel_alltoallv_names(names, sizeof names, ", ");
     snprintf(comm_help, sizeof comm_help,
              "all-to-all backend: %s (radix-bruck:R for radix R >= 2, "
-             "radix-bruck alone R = 4; auto, the default: the one the cost "
-             "model predicts fastest, per iteration)", names);
+             "radix-bruck alone R = 4; two-level:NAME, NAME across nodes "
+             "and shared memory within; auto, the default: the one the "
+             "cost model predicts fastest, per iteration)", names);
     const ravel_option options[ENGINE_CLI_OPTIONS] = {
         {"comm", RAVEL_OPT_STRING, &c->comm, "NAME", comm_help},
         {"exchange", RAVEL_OPT_STRING, &c->exchange, "HOW",

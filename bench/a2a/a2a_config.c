@@ -16,7 +16,8 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
 {
     const ravel_option table[OPTION_COUNT] = {
         {"comm", RAVEL_OPT_STRING, &comm_text, "LIST",
-         "backends, comma-separated (radix-bruck:R for radix R); 'all' "
+         "backends, comma-separated (radix-bruck:R for radix R, "
+         "two-level:NAME for NAME across nodes); 'all' "
          "in the list stands for every fixed one (default all,auto); "
          "'memcpy' is no exchange but each rank copying the bytes it "
          "sends once, the limit of an exchange through shared memory"},

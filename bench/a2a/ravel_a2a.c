@@ -331,8 +331,9 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
         if (code != MPI_SUCCESS) {
             /* With MPI_ERRORS_RETURN set by a caller; fatal by default. */
             if (me == 0)
-                fprintf(stderr, "ravel-a2a: %s failed at N=%llu: code %d\n",
-                        cfg->backends[b], (unsigned long long)n_bytes, code);
+                fprintf(stderr, "ravel-a2a: %s failed at N=%llu: code %d: "
+                        "%s\n", cfg->backends[b], (unsigned long long)n_bytes,
+                        code, ravel_error_message());
             status = 1;
             goto fn_exit;
         }

@@ -184,7 +184,23 @@
  *                   window's growth in a communicator's first calls (up
  *                   to C, doubling from 64 KiB: a few reallocations,
  *                   once).
- *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
+ *  two-level:INNER  (estimated, not exact; no counts) q ranks a node, n =
+ *                   ceil(P / q) nodes.  Two exchanges within the node (q
+ *                   ranks on one node: shm; under SMPI inline-bruck for
+ *                   the sizes and the faster of spread-out and
+ *                   inline-bruck for the data): the sizes, n 4-byte
+ *                   words (and 8 bytes of totals) to each slot, the data,
+ *                   (S + Z) / q bytes to each slot; then INNER among the
+ *                   n relays of one slot (P' = n, one per node), each
+ *                   sending about what one rank sends (S: its node's q
+ *                   ranks' blocks for the n ranks of its slot), blocks
+ *                   q times the mean, its own (the node's data for
+ *                   it) q times the mean, the bandwidth of a node's
+ *                   interface shared by its q relays at once (beta q);
+ *                   plus the copies outside those exchanges: packing for
+ *                   each (2 (S + Z)) and the blocks to their places
+ *                   (R + Z).  Uneven nodes' extra relay step is left out.
+
  *  _choose_exchange) every backend outside the Bruck family first waits
  *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
  *  pair: as MPICH picks it, MPI_Alltoall's time for M = 8 (Bruck from 8
@@ -859,10 +875,75 @@ static const struct {
 enum { PREDICTORS = sizeof predictors / sizeof predictors[0] };
 static const double TIE_TOLERANCE = 1e-9; /* relative */
 
+/* two-level:INNER (the header's estimate): INNER's prediction on the
+ * relays' call, the two intra-node exchanges', and the packing. */
+static double predict_two_level(const call_model *c, const char *inner)
+{
+    const ravel_cost_params *m = c->m;
+    const double q = m->ranks_per_node < 1 ? 1 : m->ranks_per_node;
+    const double n = c->nodes, data = c->S + c->Z;
+    if (c->P == 1)
+        return m->gamma * c->Z * 3;
+    ravel_cost_params node = *m;
+    node.ranks_per_node = (int)q;
+    ravel_call_stats sizes = {.P = (int)q,
+                              .max_block = (uint64_t)(4 * n + 8),
+                              .max_send = (uint64_t)((4 * n + 8) * (q - 1)),
+                              .max_recv = (uint64_t)((4 * n + 8) * (q - 1)),
+                              .total = (uint64_t)((4 * n + 8) * q * (q - 1)),
+                              .nonempty = (uint64_t)(q * (q - 1)),
+                              .max_nonempty_send = (uint64_t)(q - 1),
+                              .max_nonempty_recv = (uint64_t)(q - 1),
+                              .max_self = (uint64_t)(4 * n + 8)};
+    ravel_call_stats blocks = sizes;
+    blocks.max_block = (uint64_t)(data / q);
+    blocks.max_send = blocks.max_recv = (uint64_t)(data * (q - 1) / q);
+    blocks.total = (uint64_t)(data * (q - 1));
+    blocks.max_self = blocks.max_block;
+#ifdef SMPI_SHARED_MALLOC
+    /* messages within the node (alltoallv_two_level.c) */
+    double t = ravel_cost_predict("inline-bruck", &node, &sizes) +
+               fmin(ravel_cost_predict("spread-out", &node, &blocks),
+                    ravel_cost_predict("inline-bruck", &node, &blocks));
+#else
+    double t = ravel_cost_predict("shm", &node, &sizes) +
+               ravel_cost_predict("shm", &node, &blocks);
+#endif
+    if (q == 1)
+        t = 0.0;
+    ravel_cost_params relays = *m;
+    relays.ranks_per_node = 1;
+    relays.beta = m->beta * q;
+    double mean = c->mean_block;
+    ravel_call_stats across = {
+        .P = (int)n,
+        .max_block = (uint64_t)fmin(c->S, q * c->M),
+        .max_send = (uint64_t)c->S,
+        .max_recv = (uint64_t)c->R,
+        .total = (uint64_t)fmin((double)c->s->total, c->S * n),
+        .nonempty = (uint64_t)fmin((double)c->s->nonempty, n * (n - 1)),
+        .max_nonempty_send = (uint64_t)fmin(c->E_send, n - 1),
+        .max_nonempty_recv = (uint64_t)fmin(c->E_recv, n - 1),
+        .max_self = (uint64_t)(q * mean * q)};
+    double inner_time;
+    if (strcmp(inner, "auto") == 0) {
+        ravel_cost_choose(&relays, &across, &inner_time);
+        inner_time += ravel_cost_agreement(&relays, (int)n);
+    } else {
+        inner_time = n > 1 ? ravel_cost_predict(inner, &relays, &across)
+                           : m->gamma * (double)across.max_self;
+    }
+    if (inner_time < 0)
+        return -1.0;
+    return t + inner_time + m->gamma * (2 * data + c->R + c->Z);
+}
+
 double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s)
 {
     call_model c = model_of(m, s);
+    if (name && strncmp(name, "two-level:", 10) == 0)
+        return predict_two_level(&c, name + 10);
     for (size_t i = 0; name && i < PREDICTORS; i++)
         if (strcmp(predictors[i].name, name) == 0)
             return predictors[i].predict(&c);

@@ -380,10 +380,12 @@ int main(int argc, char **argv)
      * the loops below run over): radix-bruck at more radices than its
      * default 4 -- 2 (the binary schedule), odd radices (partial top
      * rounds) and 16 (one round, a direct exchange, at every P here) --
-     * padded Bruck with rotations, and auto agreeing before every call. */
-    const char *const variants[] = {"radix-bruck:2", "radix-bruck:3",
-                                    "radix-bruck:5", "radix-bruck:16",
-                                    "padded-bruck:basic", "auto:agree"};
+     * padded Bruck with rotations, auto agreeing before every call, and
+     * two-level (here on one node: its fake nodes are comm.two_level's). */
+    const char *const variants[] = {"radix-bruck:2",      "radix-bruck:3",
+                                    "radix-bruck:5",      "radix-bruck:16",
+                                    "padded-bruck:basic", "auto:agree",
+                                    "two-level:two-phase-bruck"};
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         checks++;
         if (!ravel_alltoallv_lookup(variants[i]))
