@@ -31,7 +31,7 @@
  * Within a node the exchanges are `shm` (segments of one shared window: a
  * copy in and a copy out, no message).  Under SimGrid SMPI, whose shared
  * windows ravel does not use, they are messages at the platform's
- * intra-node cost: the sizes by inline-bruck, the blocks by spread-out or
+ * intra-node cost: the sizes by spread-out, the blocks by spread-out or
  * inline-bruck as the model predicts faster (intra_for_blocks, below).
  *
  * Uneven nodes (P not a multiple of the node size, or a short node): the
@@ -294,16 +294,18 @@ static int lay_out(const size_t *counts, int m, int *ints, int *displs,
 }
 
 /* Under SMPI, the two intra-node exchanges go through messages (ravel
- * does not use SimGrid's shared windows): the sizes, n words to each slot,
- * by inline-bruck (log2 q steps instead of q - 1 postings, what a
- * 64-rank node's 3 us postings make worth it); the blocks by spread-out
- * or inline-bruck, whichever the model predicts faster for the node's
- * largest sender, which every rank of the node learnt in step 0 (so they
- * all choose alike).  On a real node both are shm. */
+ * does not use SimGrid's shared windows): the sizes by spread-out, whose
+ * messages go from and to two-level's own private arrays (a Bruck
+ * exchange would carry them through its staging buffers, whose pages a
+ * timing run shares among all simulated ranks: the sizes would arrive as
+ * garbage); the blocks by spread-out or inline-bruck, whichever the model
+ * predicts faster for the node's largest sender, which every rank of the
+ * node learnt in step 0 (so they all choose alike).  On a real node both
+ * are shm. */
 static ravel_alltoallv_fn intra_for_sizes(void)
 {
 #ifdef SMPI_SHARED_MALLOC
-    return ravel_alltoallv_inline_bruck;
+    return ravel_alltoallv_spread_out;
 #else
     return ravel_alltoallv_shm;
 #endif

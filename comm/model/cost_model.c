@@ -186,7 +186,7 @@
  *                   once).
  *  two-level:INNER  (estimated, not exact; no counts) q ranks a node, n =
  *                   ceil(P / q) nodes.  Two exchanges within the node (q
- *                   ranks on one node: shm; under SMPI inline-bruck for
+ *                   ranks on one node: shm; under SMPI spread-out for
  *                   the sizes and the faster of spread-out and
  *                   inline-bruck for the data): the sizes, n 4-byte
  *                   words (and 8 bytes of totals) to each slot, the data,
@@ -902,7 +902,7 @@ static double predict_two_level(const call_model *c, const char *inner)
     blocks.max_self = blocks.max_block;
 #ifdef SMPI_SHARED_MALLOC
     /* messages within the node (alltoallv_two_level.c) */
-    double t = ravel_cost_predict("inline-bruck", &node, &sizes) +
+    double t = ravel_cost_predict("spread-out", &node, &sizes) +
                fmin(ravel_cost_predict("spread-out", &node, &blocks),
                     ravel_cost_predict("inline-bruck", &node, &blocks));
 #else

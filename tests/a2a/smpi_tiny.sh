@@ -16,7 +16,8 @@ fi
 cmake -S "$src" -B "$build" -DRAVEL_SIMGRID=ON -DRAVEL_WERROR=ON >/dev/null
 cmake --build "$build" --target ravel-a2a -j2 >/dev/null
 run() {
-    sh "$src/bench/simgrid/smpi_run.sh" "$build/bench/a2a/ravel-a2a" flat "$P" 0.5 \
+    sh "$src/bench/simgrid/smpi_run.sh" "$build/bench/a2a/ravel-a2a" \
+        "${PLATFORM:-flat}" "$P" 0.5 \
         --N=200 --iters=1 --warmup=0 --dist=power-law:0.99 "$@"
 }
 # compare NAME [ravel-a2a options]: the verified run and the timing run.
@@ -65,6 +66,15 @@ compare all
 # run failed with a size mismatch.
 P=48
 compare inline --comm=inline-bruck,radix-bruck,radix-bruck:3
+# two-level on fake nodes of 10 ranks (four, and one of 8: uneven, so
+# relayed once more) of the Theta-like platform's one host of 64 ranks
+# (the flat platform's hosts have one rank, which fake nodes cannot
+# join): its block sizes travel between the simulated ranks
+# in its own arrays, never in shared pages, or the timing run would
+# differ (a first version sent them through inline-bruck's staging, and
+# the timing run crashed).
+PLATFORM=theta RAVEL_NODE_SIZE=10 compare two_level \
+    --comm=two-level:spread-out,two-level:inline-bruck --warmup=1
 P=64
 verified=$build/smpi_tiny_all_verified.csv shared=$build/smpi_tiny_all_shared.csv
 echo "shared-payload timing run matches the verified run"
