@@ -18,49 +18,59 @@
  * JPDC 2019), with any backend across nodes.
  *
  * One call, rank of slot i on node a, its node of k ranks:
- *   0. sizes, within the node: to each slot c, the sizes of its blocks for
- *      slot c's ranks of every node (in node order, then slot order), and
- *      (uneven nodes only, below) the sizes of the blocks c will pass on
- *      to it;
- *   1. data, within the node: to each slot c, those blocks, one after
- *      another;
+ *   1. within the node, through its shared window (one segment per rank,
+ *      MPI_Win_allocate_shared on the node's communicator, kept with the
+ *      context): each rank writes into its own segment, for each slot c,
+ *      the sizes of its blocks for slot c's ranks of every node (node
+ *      order, then slot order), (uneven nodes only, below) the sizes of
+ *      the blocks c will pass on to it, and those blocks, one after
+ *      another.  One allreduce of the segments' need first (every rank
+ *      has then left the last call, so nobody still reads a segment; a
+ *      need past the segments grows the window, doubling from 64 KiB),
+ *      one barrier after (with MPI_Win_sync on both sides: the writes are
+ *      visible);
  *   2. across nodes, INNER on column i: to the slot-i rank of each node b,
  *      the blocks of every rank of node a for node b's slot-i rank, in the
- *      node's slot order.  What arrives is this rank's whole receive;
- *   3. (uneven nodes only) within the node: what was relayed (below).
- * Within a node the exchanges are `shm` (segments of one shared window: a
- * copy in and a copy out, no message).  Under SimGrid SMPI, whose shared
- * windows ravel does not use, they are messages at the platform's
- * intra-node cost: the sizes by spread-out, the blocks by spread-out or
- * inline-bruck as the model predicts faster (intra_for_blocks, below).
+ *      node's slot order, packed straight out of the node's segments.
+ *      What arrives is this rank's whole receive, put in place;
+ *   3. (uneven nodes only) within the node, by `shm`: what was relayed
+ *      (below).
+ * No message within the node but the allreduce and the barrier.  Under
+ * SimGrid SMPI, whose MPI_Win_shared_query hands a rank only its own
+ * segment, each rank allocates its segment and the node's ranks learn the
+ * addresses by one allgather (the simulated ranks are threads of one
+ * process); the allreduce and the barrier are simulated as messages at
+ * the platform's intra-node cost, the copies charged as every copy is;
+ * step 3 goes by spread-out there.
  *
  * Uneven nodes (P not a multiple of the node size, or a short node): the
  * relay on node a for the ranks of slot q of other nodes is slot q mod k,
  * and the rank that receives it on node b is b's slot q mod k, which
  * exists because q mod k <= q < k_b.  When that is not q itself, the
  * block is relayed once more, in step 3, to slot q, who told the relay the
- * sizes to expect in step 0 (it knows its receive counts).  With nodes of
+ * sizes to expect in step 1 (it knows its receive counts).  With nodes of
  * equal size nothing is relayed and step 3 is skipped: every rank knows
  * the node sizes.
  *
- * Costs, per rank, nodes of k ranks, n nodes: 2 (k - 1) small messages of
- * sizes (4 bytes a block: sizes up to 2^31 - 1, as MPI's counts) and
- * 2 (k - 1) of data within the node (none with shm), INNER's on n ranks
- * with blocks k times larger; copies: each block is packed for step 1 by
- * the intra-node backend, packed again for step 2 (a relay gathers its
- * node's pieces per destination node), and copied to its place at the end
- * (S + 2 R bytes with shm, besides INNER's own).  The own block and the
- * node's own data travel the same way (through column i's own rank).
+ * Costs, per rank, nodes of k ranks, n nodes: an allreduce and a barrier
+ * on the node, INNER's on n ranks with blocks k times larger (sizes: 4
+ * bytes a block, up to 2^31 - 1 as MPI's counts); copies: each block into
+ * the segment, packed for step 2 (a relay gathers its node's pieces per
+ * destination node), and copied to its place at the end (S + Z + R' + R
+ * bytes, R' the relay's sends, besides INNER's own).  The own block and
+ * the node's own data travel the same way (through column i's own rank).
  *
- * Every step is an MPI_Alltoallv-signature call with int counts, so a
+ * Steps 2 and 3 are MPI_Alltoallv-signature calls with int counts, so a
  * relay's total for one step must fit in an int: past that it fails with
  * MPI_ERR_COUNT, as MPI_Alltoallv would, and its peers are not told
- * (there is no agreement on failure before the data moves). */
+ * (there is no agreement on failure before the data moves).  Tiling the
+ * copies in cache-sized pieces (Li, Zhang and Hoefler) is not done. */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,19 +83,34 @@ struct comm_two_level {
     int *first;       /* [n + 1]: node b's ranks are member[first[b] ..] */
     int *member;      /* [P]: ranks by node, then slot */
     int *column_rank; /* [n]: node b's rank in this rank's column, or -1 */
-    /* per call, grown as needed */
-    uint32_t *meta_out, *meta_in;
-    size_t meta_out_cap, meta_in_cap;
-    int *meta_in_at;  /* [k + 1]: where slot q's sizes start in meta_in */
-    int *ints;        /* [8 k + 4 n]: the steps' counts and offsets */
+    comm_context *node_ctx;
+    /* The node's window: one segment per rank, grown as needed. */
+    MPI_Win win;
+    char *own;        /* under SMPI: this rank's segment (no window) */
+    size_t segment;   /* bytes of each rank's segment */
+    char **base;      /* [k]: each slot's segment */
+    /* Where this rank's part of slot q's sizes starts in q's, and how many
+     * words it has; the words this rank writes for each slot (the node
+     * map fixes them). */
+    size_t *part_at, *part_words, *words_for; /* [k] each */
+    /* per call */
+    const uint32_t **sizes_from; /* [k]: slot q's sizes for this relay */
+    const char **blocks_from;    /* [k]: slot q's blocks for it */
+    int *ints;        /* [4 k + 4 n]: the steps' counts and offsets */
     size_t *cursor;   /* [max(k, n)] */
     char *buf[3];
     size_t cap[3];
 };
 
-/* Step 0 ends every message with the sender's bytes of the call (its own
- * block included), in two words: low, high. */
-enum { TOTAL_WORDS = 2 };
+/* A segment: the byte offsets of the blocks for each slot and their end
+ * (k + 1 words), the sizes for every slot, the blocks.  The first window
+ * has segments of FIRST_SEGMENT bytes; a call that needs more doubles
+ * them. */
+enum { ALIGN = 64, FIRST_SEGMENT = 64 * 1024 };
+
+static size_t align_up(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+
+static void window_free(comm_two_level *t);
 
 static int size_of(const comm_two_level *t, int b)
 {
@@ -110,12 +135,12 @@ static int relayed_via(int q, int kd, int c)
     return q >= kd && q % kd == c;
 }
 
-/* The words of step 0's message from slot q to slot c: the sizes of q's
- * blocks for c's slots of every node, those of the blocks c passes on to
- * q (uneven nodes), and q's total. */
-static size_t step0_words(const comm_two_level *t, int q, int c)
+/* The sizes slot q writes for slot c in step 1: those of q's blocks for c's slots
+ * of every node, and those of the blocks c passes on to q (uneven
+ * nodes). */
+static size_t step1_words(const comm_two_level *t, int q, int c)
 {
-    size_t words = TOTAL_WORDS;
+    size_t words = 0;
     for (int b = 0; b < t->nodes; b++) {
         words += (size_t)slots_from(c, t->k, size_of(t, b));
         if (relayed_via(q, size_of(t, b), c))
@@ -129,6 +154,7 @@ void comm_two_level_free(comm_context *ctx)
     comm_two_level *t = ctx->two_level;
     if (!t)
         return;
+    window_free(t); /* before its communicator */
     if (t->node != MPI_COMM_NULL)
         MPI_Comm_free(&t->node);
     if (t->column != MPI_COMM_NULL)
@@ -136,9 +162,12 @@ void comm_two_level_free(comm_context *ctx)
     free(t->first);
     free(t->member);
     free(t->column_rank);
-    free(t->meta_out);
-    free(t->meta_in);
-    free(t->meta_in_at);
+    free(t->base);
+    free(t->part_at);
+    free(t->part_words);
+    free(t->words_for);
+    free(t->sizes_from);
+    free(t->blocks_from);
     free(t->ints);
     free(t->cursor);
     for (int b = 0; b < 3; b++)
@@ -219,6 +248,7 @@ static int two_level_state(comm_context *ctx, comm_two_level **out)
     if (!t)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
     t->node = t->column = MPI_COMM_NULL;
+    t->win = MPI_WIN_NULL;
     ctx->two_level = t;
     int err = comm_node_comm(ctx->comm, &t->node);
     if (err == MPI_SUCCESS)
@@ -229,18 +259,36 @@ static int two_level_state(comm_context *ctx, comm_two_level **out)
         err = adopt(ctx, t->node);
     if (err == MPI_SUCCESS)
         err = adopt(ctx, t->column);
+    if (err == MPI_SUCCESS)
+        err = comm_context_get(t->node, &t->node_ctx);
     const int n = t->nodes, k = t->k;
     if (err == MPI_SUCCESS) {
         t->column_rank = malloc((size_t)n * sizeof *t->column_rank);
-        t->meta_in_at = malloc(((size_t)k + 1) * sizeof *t->meta_in_at);
-        t->ints = malloc((8 * (size_t)k + 4 * (size_t)n) * sizeof *t->ints);
+        t->base = calloc((size_t)k, sizeof *t->base);
+        t->part_at = malloc((size_t)k * sizeof *t->part_at);
+        t->part_words = malloc((size_t)k * sizeof *t->part_words);
+        t->words_for = malloc((size_t)k * sizeof *t->words_for);
+        t->sizes_from = malloc((size_t)k * sizeof *t->sizes_from);
+        t->blocks_from = malloc((size_t)k * sizeof *t->blocks_from);
+        t->ints = malloc((4 * (size_t)k + 4 * (size_t)n) * sizeof *t->ints);
         t->cursor = malloc((size_t)(k > n ? k : n) * sizeof *t->cursor);
-        if (!t->column_rank || !t->meta_in_at || !t->ints || !t->cursor)
+        if (!t->column_rank || !t->base || !t->part_at || !t->part_words ||
+            !t->words_for || !t->sizes_from || !t->blocks_from || !t->ints ||
+            !t->cursor)
             err = ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
     }
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS) {
         for (int b = 0, r = 0; b < n; b++)
             t->column_rank[b] = size_of(t, b) > t->me_slot ? r++ : -1;
+        for (int q = 0; q < k; q++) {
+            size_t at = 0;
+            for (int c = 0; c < t->me_slot; c++)
+                at += step1_words(t, q, c);
+            t->part_at[q] = at;
+            t->part_words[q] = step1_words(t, q, t->me_slot);
+            t->words_for[q] = step1_words(t, t->me_slot, q);
+        }
+    }
     if (err != MPI_SUCCESS) {
         comm_two_level_free(ctx);
         return err;
@@ -263,16 +311,127 @@ static int grow(comm_two_level *t, int b, size_t bytes)
                                        bytes);
 }
 
-static int grow_meta(uint32_t **m, size_t *cap, size_t entries)
+#ifdef SMPI_SHARED_MALLOC
+/* Under SimGrid SMPI, whose MPI_Win_shared_query hands a rank only its own
+ * segment, the simulated ranks (threads of one process) share memory
+ * anyway: each allocates its segment and the node's ranks learn the
+ * addresses by one allgather.  The sizes at its front stay private; the
+ * blocks behind them are payload, shared by all ranks in a timing run. */
+static int window_create(comm_two_level *t, size_t segment, size_t prefix)
 {
-    if (entries <= *cap && *m)
-        return MPI_SUCCESS;
-    free(*m);
-    *m = malloc((entries ? entries : 1) * sizeof **m);
-    *cap = *m ? entries : 0;
-    return *m ? MPI_SUCCESS
-              : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
-                                "block sizes", entries);
+    char *mine = comm_payload_alloc_private_prefix(segment, prefix);
+    if (!mine)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for a "
+                               "segment of %zu bytes", segment);
+    uint64_t at = (uint64_t)(uintptr_t)mine;
+    uint64_t *all = malloc((size_t)t->k * sizeof *all);
+    int err = all ? MPI_Allgather(&at, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T,
+                                  t->node)
+                  : ravel_error_set(MPI_ERR_NO_MEM, "out of memory");
+    for (int q = 0; err == MPI_SUCCESS && q < t->k; q++)
+        t->base[q] = (char *)(uintptr_t)all[q];
+    free(all);
+    if (err != MPI_SUCCESS) {
+        comm_payload_free(mine);
+        return err;
+    }
+    t->own = mine;
+    t->segment = segment;
+    return MPI_SUCCESS;
+}
+
+static void window_free(comm_two_level *t)
+{
+    comm_payload_free(t->own);
+    t->own = NULL;
+}
+
+static int has_window(const comm_two_level *t) { return t->own != NULL; }
+
+/* What each rank wrote is there for every rank of the node to read. */
+static int window_sync(comm_two_level *t)
+{
+    return comm_barrier(t->node_ctx);
+}
+#else
+/* A window of segments of `segment` bytes on the node (collective). */
+static int window_create(comm_two_level *t, size_t segment, size_t prefix)
+{
+    (void)prefix;
+    if (segment > (size_t)PTRDIFF_MAX)
+        return ravel_error_set(MPI_ERR_NO_MEM, "a segment of %zu bytes is "
+                               "more than an address space", segment);
+    MPI_Info info;
+    int err = MPI_Info_create(&info);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* Each rank's segment on its own pages, local to its core. */
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    char *mine = NULL;
+    err = MPI_Win_allocate_shared((MPI_Aint)segment, 1, info, t->node, &mine,
+                                  &t->win);
+    MPI_Info_free(&info);
+    if (err != MPI_SUCCESS) {
+        t->win = MPI_WIN_NULL;
+        return ravel_error_set(err, "no shared window of %zu bytes per rank "
+                               "(MPI_Win_allocate_shared failed)", segment);
+    }
+    for (int q = 0; q < t->k && err == MPI_SUCCESS; q++) {
+        MPI_Aint size;
+        int unit;
+        err = MPI_Win_shared_query(t->win, q, &size, &unit, &t->base[q]);
+    }
+    if (err == MPI_SUCCESS)
+        err = MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win);
+    if (err != MPI_SUCCESS) {
+        MPI_Win_free(&t->win);
+        return err;
+    }
+    t->segment = segment;
+    return MPI_SUCCESS;
+}
+
+static void window_free(comm_two_level *t)
+{
+    if (t->win == MPI_WIN_NULL)
+        return;
+    MPI_Win_unlock_all(t->win);
+    MPI_Win_free(&t->win);
+}
+
+static int has_window(const comm_two_level *t)
+{
+    return t->win != MPI_WIN_NULL;
+}
+
+/* What each rank wrote is visible to every rank of the node. */
+static int window_sync(comm_two_level *t)
+{
+    int err = MPI_Win_sync(t->win);
+    if (err == MPI_SUCCESS)
+        err = comm_barrier(t->node_ctx);
+    if (err == MPI_SUCCESS)
+        err = MPI_Win_sync(t->win);
+    return err;
+}
+#endif
+
+/* Every rank of the node has entered this call (so none still reads the
+ * last one's segments), and the segments hold `need` bytes, the first
+ * `prefix` of them sizes: one allreduce of the largest need, and a larger
+ * window when it does not fit. */
+static int window_ready(comm_two_level *t, size_t need, size_t prefix)
+{
+    uint64_t mine = need, most = 0;
+    int err = comm_allreduce(t->node_ctx, &mine, &most, 1, MPI_UINT64_T,
+                             MPI_MAX);
+    if (err != MPI_SUCCESS || (most <= t->segment && has_window(t)))
+        return err;
+    size_t segment = t->segment ? t->segment : FIRST_SEGMENT;
+    while (segment < most)
+        segment = segment <= SIZE_MAX / 2 ? 2 * segment : (size_t)most;
+    window_free(t);
+    return window_create(t, segment, prefix);
 }
 
 /* counts[] as int counts with displacements back to back; *total their
@@ -293,50 +452,14 @@ static int lay_out(const size_t *counts, int m, int *ints, int *displs,
     return MPI_SUCCESS;
 }
 
-/* Under SMPI, the two intra-node exchanges go through messages (ravel
- * does not use SimGrid's shared windows): the sizes by spread-out, whose
- * messages go from and to two-level's own private arrays (a Bruck
- * exchange would carry them through its staging buffers, whose pages a
- * timing run shares among all simulated ranks: the sizes would arrive as
- * garbage); the blocks by spread-out or inline-bruck, whichever the model
- * predicts faster for the node's largest sender, which every rank of the
- * node learnt in step 0 (so they all choose alike).  On a real node both
- * are shm. */
-static ravel_alltoallv_fn intra_for_sizes(void)
+/* The exchange of uneven nodes' last step within the node: shm, or under
+ * SimGrid spread-out (messages at the intra-node cost), whose messages go
+ * from and to two-level's own buffers. */
+static ravel_alltoallv_fn intra_exchange(void)
 {
 #ifdef SMPI_SHARED_MALLOC
     return ravel_alltoallv_spread_out;
 #else
-    return ravel_alltoallv_shm;
-#endif
-}
-
-static ravel_alltoallv_fn intra_for_blocks(int k, uint64_t most,
-                                           uint64_t sum)
-{
-#ifdef SMPI_SHARED_MALLOC
-    const ravel_cost_params *m;
-    if (k < 2 || ravel_comm_model(&m, NULL) != MPI_SUCCESS)
-        return ravel_alltoallv_spread_out;
-    ravel_cost_params node = *m;
-    node.ranks_per_node = k;
-    ravel_call_stats s = {.P = k,
-                          .max_block = most / (uint64_t)k,
-                          .max_send = most / (uint64_t)k * (uint64_t)(k - 1),
-                          .max_recv = most / (uint64_t)k * (uint64_t)(k - 1),
-                          .total = sum / (uint64_t)k * (uint64_t)(k - 1),
-                          .nonempty = (uint64_t)k * (uint64_t)(k - 1),
-                          .max_nonempty_send = (uint64_t)(k - 1),
-                          .max_nonempty_recv = (uint64_t)(k - 1),
-                          .max_self = most / (uint64_t)k};
-    double spread = ravel_cost_predict("spread-out", &node, &s);
-    double bruck = ravel_cost_predict("inline-bruck", &node, &s);
-    return bruck >= 0 && bruck < spread ? ravel_alltoallv_inline_bruck
-                                        : ravel_alltoallv_spread_out;
-#else
-    (void)k;
-    (void)most;
-    (void)sum;
     return ravel_alltoallv_shm;
 #endif
 }
@@ -355,12 +478,10 @@ static int two_level_kernel(const comm_exchange *x)
     int err = two_level_state(ctx, &t);
     if (err != MPI_SUCCESS)
         return err;
-    ravel_alltoallv_fn intra = intra_for_sizes();
     ravel_alltoallv_fn inner = slot_inner[x->param];
     const int n = t->nodes, k = t->k, i = t->me_slot;
     const int cols = n; /* at most; column_rank says who is in */
-    int *mo_c = t->ints, *mo_d = mo_c + k, *mi_c = mo_d + k, *mi_d = mi_c + k;
-    int *no_c = mi_d + k, *no_d = no_c + k, *ni_c = no_d + k, *ni_d = ni_c + k;
+    int *no_c = t->ints, *no_d = no_c + k, *ni_c = no_d + k, *ni_d = ni_c + k;
     int *co_c = ni_d + k, *co_d = co_c + cols, *ci_c = co_d + cols,
         *ci_d = ci_c + cols;
     size_t *cur = t->cursor;
@@ -375,111 +496,58 @@ static int two_level_kernel(const comm_exchange *x)
                                        ? x->send_bytes[r]
                                        : x->recv_bytes[r], r);
 
-    /* ---- step 0: sizes within the node ---- */
-    size_t entries = 0;
+    /* ---- step 1: sizes and blocks into the node's window ---- */
+    const size_t offsets = align_up(((size_t)k + 1) * sizeof(uint64_t));
+    size_t words = 0, bytes = 0;
     for (int c = 0; c < k; c++)
-        entries += cur[c] = step0_words(t, i, c);
-    size_t in_entries = 0;
-    t->meta_in_at[0] = 0;
-    for (int q = 0; q < k; q++) {
-        size_t e = step0_words(t, q, i);
-        int c32;
-        err = comm_int_count(in_entries + e, "two-level sizes", &c32);
-        if (err != MPI_SUCCESS)
-            return err;
-        mi_c[q] = (int)e;
-        mi_d[q] = (int)in_entries;
-        in_entries += e;
-        t->meta_in_at[q + 1] = (int)in_entries;
-    }
-    size_t total;
-    err = lay_out(cur, k, mo_c, mo_d, &total, "two-level sizes");
-    (void)total; /* == entries */
-    if (err == MPI_SUCCESS)
-        err = grow_meta(&t->meta_out, &t->meta_out_cap, entries);
-    if (err == MPI_SUCCESS)
-        err = grow_meta(&t->meta_in, &t->meta_in_cap, in_entries);
-    if (err != MPI_SUCCESS)
-        return err;
-    uint64_t mine = 0; /* this rank's bytes, own block included */
+        words += t->words_for[c];
     for (int r = 0; r < ctx->size; r++)
-        mine += x->send_bytes[r];
-    for (int c = 0; c < k; c++) {
-        uint32_t *m = t->meta_out + mo_d[c] + mo_c[c] - TOTAL_WORDS;
-        m[0] = (uint32_t)mine;
-        m[1] = (uint32_t)(mine >> 32);
-        m = t->meta_out + mo_d[c];
-        size_t bytes = 0;
-        for (int b = 0; b < n; b++)
-            for (int q = c; q < size_of(t, b); q += k) {
-                *m = (uint32_t)x->send_bytes[member_of(t, b, q)];
-                bytes += *m++;
-            }
-        for (int d = 0; d < n; d++)
-            if (relayed_via(i, size_of(t, d), c))
-                for (int s = 0; s < size_of(t, d); s++)
-                    *m++ = (uint32_t)x->recv_bytes[member_of(t, d, s)];
-        cur[c] = bytes; /* step 1's count to slot c */
-    }
-    err = intra(t->meta_out, mo_c, mo_d, MPI_UINT32_T, t->meta_in, mi_c,
-                mi_d, MPI_UINT32_T, t->node);
+        bytes += x->send_bytes[r];
+    const size_t sizes_end = offsets + align_up(words * sizeof(uint32_t));
+    err = window_ready(t, sizes_end + bytes, sizes_end);
     if (err != MPI_SUCCESS)
         return err;
-    uint64_t most = 0, sum = 0; /* over the node's ranks */
-    for (int q = 0; q < k; q++) {
-        const uint32_t *m = t->meta_in + t->meta_in_at[q + 1] - TOTAL_WORDS;
-        uint64_t theirs = (uint64_t)m[0] | (uint64_t)m[1] << 32;
-        most = theirs > most ? theirs : most;
-        sum += theirs;
-    }
-    intra = intra_for_blocks(k, most, sum);
-
-    /* ---- step 1: data within the node ---- */
-    size_t out1 = 0;
-    err = lay_out(cur, k, no_c, no_d, &out1, "two-level step 1");
-    /* What arrives from slot q: the sum of the first nS sizes it sent. */
-    int nS = 0; /* sizes per sender for this relay's blocks */
-    for (int b = 0; b < n; b++)
-        nS += slots_from(i, k, size_of(t, b));
-    for (int q = 0; q < k; q++) {
-        const uint32_t *m = t->meta_in + t->meta_in_at[q];
-        size_t bytes = 0;
-        for (int e = 0; e < nS; e++)
-            bytes += m[e];
-        cur[q] = bytes;
-    }
-    size_t in1 = 0;
-    if (err == MPI_SUCCESS)
-        err = lay_out(cur, k, ni_c, ni_d, &in1, "two-level step 1");
-    if (err == MPI_SUCCESS)
-        err = grow(t, 0, out1);
-    if (err == MPI_SUCCESS)
-        err = grow(t, 1, in1);
-    if (err != MPI_SUCCESS)
-        return err;
+    char *mine = t->base[i];
+    uint64_t *block_at = (uint64_t *)mine;
+    uint32_t *m = (uint32_t *)(mine + offsets);
+    char *to = mine + sizes_end;
     for (int c = 0; c < k; c++) {
-        char *to = t->buf[0] + no_d[c];
+        block_at[c] = (uint64_t)(to - mine);
         for (int b = 0; b < n; b++)
             for (int q = c; q < size_of(t, b); q += k) {
                 int r = member_of(t, b, q);
                 size_t len = x->send_bytes[r];
+                *m++ = (uint32_t)len;
                 if (len) {
                     comm_copy(to, comm_send_block(x, r), len);
                     to += len;
                 }
             }
+        for (int d = 0; d < n; d++)
+            if (relayed_via(i, size_of(t, d), c))
+                for (int s = 0; s < size_of(t, d); s++)
+                    *m++ = (uint32_t)x->recv_bytes[member_of(t, d, s)];
     }
-    err = intra(t->buf[0], no_c, no_d, MPI_BYTE, t->buf[1], ni_c, ni_d,
-                MPI_BYTE, t->node);
+    block_at[k] = (uint64_t)(to - mine);
+    err = window_sync(t);
     if (err != MPI_SUCCESS)
         return err;
+    for (int q = 0; q < k; q++) {
+        const char *theirs = t->base[q];
+        t->sizes_from[q] =
+            (const uint32_t *)(theirs + offsets) + t->part_at[q];
+        t->blocks_from[q] = theirs + ((const uint64_t *)theirs)[i];
+    }
+    int nS = 0; /* sizes per sender for this relay's blocks */
+    for (int b = 0; b < n; b++)
+        nS += slots_from(i, k, size_of(t, b));
 
     /* ---- step 2: across nodes, on this rank's column ---- */
     /* To node b: each slot s's section for b, in slot order. */
     for (int b = 0; b < n; b++)
         cur[b] = 0;
     for (int s = 0; s < k; s++) {
-        const uint32_t *m = t->meta_in + t->meta_in_at[s];
+        const uint32_t *m = t->sizes_from[s];
         for (int b = 0; b < n; b++)
             for (int q = i; q < size_of(t, b); q += k)
                 cur[b] += *m++;
@@ -501,8 +569,8 @@ static int two_level_kernel(const comm_exchange *x)
         for (int s = 0; s < kd; s++)
             bytes += x->recv_bytes[member_of(t, d, s)];
         for (int q = i + kd; q < k; q += kd) {
-            /* slot q told this relay its sizes from d, in step 0 */
-            const uint32_t *m = t->meta_in + t->meta_in_at[q] + nS;
+            /* slot q told this relay its sizes from d, in step 1 */
+            const uint32_t *m = t->sizes_from[q] + nS;
             for (int e = 0; e < d; e++)
                 if (relayed_via(q, size_of(t, e), i))
                     m += size_of(t, e);
@@ -523,8 +591,8 @@ static int two_level_kernel(const comm_exchange *x)
         if (t->column_rank[b] >= 0)
             cur[b] = (size_t)co_d[j++];
     for (int s = 0; s < k; s++) {
-        const uint32_t *m = t->meta_in + t->meta_in_at[s];
-        const char *from = t->buf[1] + ni_d[s];
+        const uint32_t *m = t->sizes_from[s];
+        const char *from = t->blocks_from[s];
         for (int b = 0; b < n; b++) {
             size_t len = 0;
             for (int q = i; q < size_of(t, b); q += k)
@@ -546,9 +614,8 @@ static int two_level_kernel(const comm_exchange *x)
     if (t->uneven)
         for (int q = 0; q < k; q++) {
             size_t bytes = 0;
-            const uint32_t *m = t->meta_in + t->meta_in_at[q] + nS;
-            const uint32_t *end =
-                t->meta_in + t->meta_in_at[q + 1] - TOTAL_WORDS;
+            const uint32_t *m = t->sizes_from[q] + nS;
+            const uint32_t *end = t->sizes_from[q] + t->part_words[q];
             for (; m < end; m++)
                 bytes += *m;
             cur[q] = bytes;
@@ -575,7 +642,7 @@ static int two_level_kernel(const comm_exchange *x)
                 from += len;
             }
             for (int q = i + kd; q < k; q += kd) {
-                const uint32_t *m = t->meta_in + t->meta_in_at[q] + nS;
+                const uint32_t *m = t->sizes_from[q] + nS;
                 for (int e = 0; e < d; e++)
                     if (relayed_via(q, size_of(t, e), i))
                         m += size_of(t, e);
@@ -605,7 +672,8 @@ static int two_level_kernel(const comm_exchange *x)
     if (err == MPI_SUCCESS)
         err = grow(t, 2, in3);
     if (err == MPI_SUCCESS)
-        err = intra(t->buf[1], no_c, no_d, MPI_BYTE, t->buf[2], ni_c, ni_d,
+        err = intra_exchange()(t->buf[1], no_c, no_d, MPI_BYTE, t->buf[2],
+                               ni_c, ni_d,
                     MPI_BYTE, t->node);
     if (err != MPI_SUCCESS)
         return err;

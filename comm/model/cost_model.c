@@ -185,22 +185,20 @@
  *                   to C, doubling from 64 KiB: a few reallocations,
  *                   once).
  *  two-level:INNER  (estimated, not exact; no counts) q ranks a node, n =
- *                   ceil(P / q) nodes.  Two exchanges within the node (q
- *                   ranks on one node: shm; under SMPI spread-out for
- *                   the sizes and the faster of spread-out and
- *                   inline-bruck for the data): the sizes, n 4-byte
- *                   words (and 8 bytes of totals) to each slot, the data,
- *                   (S + Z) / q bytes to each slot; then INNER among the
- *                   n relays of one slot (P' = n, one per node), each
- *                   sending about what one rank sends (S: its node's q
- *                   ranks' blocks for the n ranks of its slot), blocks
- *                   q times the mean, its own (the node's data for
- *                   it) q times the mean, the bandwidth of a node's
- *                   interface shared by its q relays at once (beta q);
- *                   plus the copies outside those exchanges: packing for
- *                   each (2 (S + Z)) and the blocks to their places
- *                   (R + Z).  Uneven nodes' extra relay step is left out.
-
+ *                   ceil(P / q) nodes.  Within the node two
+ *                   synchronisations (an allreduce of the segments' need
+ *                   and a barrier), each taken as the model's allreduce
+ *                   on q ranks of one node; then INNER among the n relays
+ *                   of one slot (P' = n, one per node), each sending about
+ *                   what one rank sends (S: its node's q ranks' blocks for
+ *                   the n ranks of its slot), blocks q times the mean, its
+ *                   own (the node's data for it) q times the mean, the
+ *                   bandwidth of a node's interface shared by its q relays
+ *                   at once (beta q); plus the copies: each rank's blocks
+ *                   into its segment (S + Z), the relays' packing (S + Z)
+ *                   and the blocks to their places (R + Z).  Uneven
+ *                   nodes' extra relay step is left out.
+ *  Inside ravel_exchange_run (ravel_cost_predict_exchange and
  *  _choose_exchange) every backend outside the Bruck family first waits
  *  for the count exchange that call makes, an MPI_Ialltoall of 8 bytes per
  *  pair: as MPICH picks it, MPI_Alltoall's time for M = 8 (Bruck from 8
@@ -886,31 +884,8 @@ static double predict_two_level(const call_model *c, const char *inner)
         return m->gamma * c->Z * 3;
     ravel_cost_params node = *m;
     node.ranks_per_node = (int)q;
-    ravel_call_stats sizes = {.P = (int)q,
-                              .max_block = (uint64_t)(4 * n + 8),
-                              .max_send = (uint64_t)((4 * n + 8) * (q - 1)),
-                              .max_recv = (uint64_t)((4 * n + 8) * (q - 1)),
-                              .total = (uint64_t)((4 * n + 8) * q * (q - 1)),
-                              .nonempty = (uint64_t)(q * (q - 1)),
-                              .max_nonempty_send = (uint64_t)(q - 1),
-                              .max_nonempty_recv = (uint64_t)(q - 1),
-                              .max_self = (uint64_t)(4 * n + 8)};
-    ravel_call_stats blocks = sizes;
-    blocks.max_block = (uint64_t)(data / q);
-    blocks.max_send = blocks.max_recv = (uint64_t)(data * (q - 1) / q);
-    blocks.total = (uint64_t)(data * (q - 1));
-    blocks.max_self = blocks.max_block;
-#ifdef SMPI_SHARED_MALLOC
-    /* messages within the node (alltoallv_two_level.c) */
-    double t = ravel_cost_predict("spread-out", &node, &sizes) +
-               fmin(ravel_cost_predict("spread-out", &node, &blocks),
-                    ravel_cost_predict("inline-bruck", &node, &blocks));
-#else
-    double t = ravel_cost_predict("shm", &node, &sizes) +
-               ravel_cost_predict("shm", &node, &blocks);
-#endif
-    if (q == 1)
-        t = 0.0;
+    /* within the node: an allreduce of the needs and a barrier */
+    double t = q > 1 ? 2 * ravel_cost_agreement(&node, (int)q) : 0.0;
     ravel_cost_params relays = *m;
     relays.ranks_per_node = 1;
     relays.beta = m->beta * q;
