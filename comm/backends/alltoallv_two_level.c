@@ -63,7 +63,8 @@
  * Steps 2 and 3 are MPI_Alltoallv-signature calls with int counts, so a
  * relay's total for one step must fit in an int: past that it fails with
  * MPI_ERR_COUNT, as MPI_Alltoallv would, and its peers are not told
- * (there is no agreement on failure before the data moves).  Tiling the
+ * (a rank with a block over INT_MAX fails with its whole node, which the
+ * allreduce of step 1 tells, but nodes do not tell each other).  Tiling the
  * copies in cache-sized pieces (Li, Zhang and Hoefler) is not done. */
 #include "comm_internal.h"
 
@@ -419,12 +420,19 @@ static int window_sync(comm_two_level *t)
 /* Every rank of the node has entered this call (so none still reads the
  * last one's segments), and the segments hold `need` bytes, the first
  * `prefix` of them sizes: one allreduce of the largest need, and a larger
- * window when it does not fit. */
-static int window_ready(comm_two_level *t, size_t need, size_t prefix)
+ * window when it does not fit.  A rank that failed before says so with a
+ * need of FAILED_NEED, and every rank of its node fails with it. */
+#define FAILED_NEED UINT64_MAX
+static int window_ready(comm_two_level *t, uint64_t need, size_t prefix)
 {
-    uint64_t mine = need, most = 0;
-    int err = comm_allreduce(t->node_ctx, &mine, &most, 1, MPI_UINT64_T,
+    uint64_t most = 0;
+    int err = comm_allreduce(t->node_ctx, &need, &most, 1, MPI_UINT64_T,
                              MPI_MAX);
+    if (err == MPI_SUCCESS && most == FAILED_NEED)
+        return need == FAILED_NEED
+                   ? MPI_ERR_COUNT
+                   : ravel_error_set(MPI_ERR_OTHER, "two-level: another "
+                                     "rank of this node failed");
     if (err != MPI_SUCCESS || (most <= t->segment && has_window(t)))
         return err;
     size_t segment = t->segment ? t->segment : FIRST_SEGMENT;
@@ -486,15 +494,17 @@ static int two_level_kernel(const comm_exchange *x)
         *ci_d = ci_c + cols;
     size_t *cur = t->cursor;
 
-    /* Every block must fit the 4-byte sizes (and MPI's int counts). */
-    for (int r = 0; r < ctx->size; r++)
+    /* Every block must fit the 4-byte sizes (and MPI's int counts); a rank
+     * with one that does not still joins its node's allreduce, failed. */
+    int too_large = 0;
+    for (int r = 0; r < ctx->size && !too_large; r++)
         if (x->send_bytes[r] > INT_MAX || x->recv_bytes[r] > INT_MAX)
-            return ravel_error_set(MPI_ERR_COUNT, "two-level: a block of "
-                                   "%zu bytes (with rank %d) is more than "
-                                   "an int counts",
-                                   x->send_bytes[r] > INT_MAX
-                                       ? x->send_bytes[r]
-                                       : x->recv_bytes[r], r);
+            too_large = ravel_error_set(MPI_ERR_COUNT, "two-level: a block "
+                                        "of %zu bytes (with rank %d) is "
+                                        "more than an int counts",
+                                        x->send_bytes[r] > INT_MAX
+                                            ? x->send_bytes[r]
+                                            : x->recv_bytes[r], r);
 
     /* ---- step 1: sizes and blocks into the node's window ---- */
     const size_t offsets = align_up(((size_t)k + 1) * sizeof(uint64_t));
@@ -504,7 +514,8 @@ static int two_level_kernel(const comm_exchange *x)
     for (int r = 0; r < ctx->size; r++)
         bytes += x->send_bytes[r];
     const size_t sizes_end = offsets + align_up(words * sizeof(uint32_t));
-    err = window_ready(t, sizes_end + bytes, sizes_end);
+    err = window_ready(t, too_large ? FAILED_NEED : sizes_end + bytes,
+                       sizes_end);
     if (err != MPI_SUCCESS)
         return err;
     char *mine = t->base[i];
