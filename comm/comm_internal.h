@@ -111,6 +111,13 @@ void comm_shm_free(comm_context *ctx);
 /* Frees two-level's communicators and scratch (collective, the same). */
 void comm_two_level_free(comm_context *ctx);
 
+/* A shared window of `bytes` per rank on comm, whose `ranks` ranks share
+ * a node (shared_window.c): each rank's segment on its own pages, base[q]
+ * rank q's, the window locked for all (MPI_MODE_NOCHECK); on failure
+ * *win is MPI_WIN_NULL and the error says why.  Collective. */
+int comm_window_allocate(MPI_Comm comm, int ranks, size_t bytes,
+                         MPI_Win *win, char **base);
+
 /* The ranks of comm on this rank's node, ordered as in comm: those
  * sharing its memory (MPI_COMM_TYPE_SHARED), cut into RAVEL_NODE_SIZE's
  * fake nodes of consecutive ranks when that is set (tests).  Collective. */

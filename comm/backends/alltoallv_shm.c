@@ -158,33 +158,10 @@ static int shm_create(comm_context *ctx, size_t half)
     if (half > ((size_t)PTRDIFF_MAX - CONTROL_BYTES) / 2)
         return ravel_error_set(MPI_ERR_NO_MEM, "a segment of 2 x %zu "
                                "bytes is more than an address space", half);
-    MPI_Info info;
-    int err = MPI_Info_create(&info);
+    int err = comm_window_allocate(ctx->comm, ctx->size, bytes, &shm->win,
+                                   shm->base);
     if (err != MPI_SUCCESS)
         return err;
-    /* Each rank's segment on its own pages, local to its core. */
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    char *mine = NULL;
-    err = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, ctx->comm, &mine,
-                                  &shm->win);
-    MPI_Info_free(&info);
-    if (err != MPI_SUCCESS) {
-        shm->win = MPI_WIN_NULL;
-        return ravel_error_set(err, "no shared window of 2 x %zu bytes "
-                               "per rank (MPI_Win_allocate_shared failed)",
-                               half);
-    }
-    for (int i = 0; i < ctx->size && err == MPI_SUCCESS; i++) {
-        MPI_Aint size;
-        int unit;
-        err = MPI_Win_shared_query(shm->win, i, &size, &unit, &shm->base[i]);
-    }
-    if (err == MPI_SUCCESS)
-        err = MPI_Win_lock_all(MPI_MODE_NOCHECK, shm->win);
-    if (err != MPI_SUCCESS) {
-        MPI_Win_free(&shm->win);
-        return err;
-    }
     shm->half = half;
     /* The control line starts at "nothing published" on every rank before
      * any rank looks at another's. */

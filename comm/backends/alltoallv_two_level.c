@@ -359,37 +359,10 @@ static int window_sync(comm_two_level *t)
 static int window_create(comm_two_level *t, size_t segment, size_t prefix)
 {
     (void)prefix;
-    if (segment > (size_t)PTRDIFF_MAX)
-        return ravel_error_set(MPI_ERR_NO_MEM, "a segment of %zu bytes is "
-                               "more than an address space", segment);
-    MPI_Info info;
-    int err = MPI_Info_create(&info);
-    if (err != MPI_SUCCESS)
-        return err;
-    /* Each rank's segment on its own pages, local to its core. */
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    char *mine = NULL;
-    err = MPI_Win_allocate_shared((MPI_Aint)segment, 1, info, t->node, &mine,
-                                  &t->win);
-    MPI_Info_free(&info);
-    if (err != MPI_SUCCESS) {
-        t->win = MPI_WIN_NULL;
-        return ravel_error_set(err, "no shared window of %zu bytes per rank "
-                               "(MPI_Win_allocate_shared failed)", segment);
-    }
-    for (int q = 0; q < t->k && err == MPI_SUCCESS; q++) {
-        MPI_Aint size;
-        int unit;
-        err = MPI_Win_shared_query(t->win, q, &size, &unit, &t->base[q]);
-    }
+    int err = comm_window_allocate(t->node, t->k, segment, &t->win, t->base);
     if (err == MPI_SUCCESS)
-        err = MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win);
-    if (err != MPI_SUCCESS) {
-        MPI_Win_free(&t->win);
-        return err;
-    }
-    t->segment = segment;
-    return MPI_SUCCESS;
+        t->segment = segment;
+    return err;
 }
 
 static void window_free(comm_two_level *t)
