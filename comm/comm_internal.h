@@ -233,6 +233,9 @@ int comm_run_kernel_in(comm_context *ctx, comm_kernel kernel,
  * few entry points, bound to INNER on first use; NULL with the error set
  * when INNER is not a backend or all entry points are taken. */
 ravel_alltoallv_fn comm_two_level_fn(const char *name, const char *inner);
+/* The backend two-level's step 3 runs within a node (uneven nodes): shm,
+ * or spread-out under SMPI (its shared windows are the rank's own). */
+const char *comm_two_level_intra_name(void);
 
 /* radix-bruck: the radix of the plain name, and the backend of radix r
  * (>= 2) under the name "radix-bruck:r": one of a few entry points, bound

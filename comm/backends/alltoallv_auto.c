@@ -21,10 +21,11 @@
  *    by dissemination), the padded backends in the allreduce they make
  *    anyway.  So an iterated exchange of small blocks pays no collective
  *    of its own after its first two calls.  A backend that carries
- *    nothing (spread-out, pairwise, vendor) leaves its call's statistics
- *    unknown: the calls after it choose from the last agreed ones until
- *    their predicted time adds up to 50 allreduces (AUTO_AGREEMENT_SHARE)
- *    or they number 64, then one agrees, so a pattern that holds on a
+ *    nothing (spread-out, pairwise, vendor, two-level) leaves its call's
+ *    statistics unknown: the calls after it choose from the last agreed
+ *    ones until their predicted time adds up to 50 allreduces
+ *    (AUTO_AGREEMENT_SHARE) or they number 64, then one agrees, so a
+ *    pattern that holds on a
  *    direct exchange (large blocks, where an exchange takes many
  *    allreduces' time) spends about 2% of its time agreeing.  The choice
  *    lags the statistics: a call

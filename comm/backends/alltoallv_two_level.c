@@ -445,9 +445,16 @@ static ravel_alltoallv_fn intra_exchange(void)
 #endif
 }
 
+const char *comm_two_level_intra_name(void)
+{
+    return intra_exchange() == ravel_alltoallv_shm ? "shm" : "spread-out";
+}
+
 /* ---- one entry point per inner backend in use -------------------------- */
 
-enum { INNER_SLOTS = 8, NAME_LEN = 48 };
+/* 16: auto weighs two-level over 11 inner backends (cost_model.c), and a
+ * caller may name others. */
+enum { INNER_SLOTS = 16, NAME_LEN = 48 };
 static char slot_name[INNER_SLOTS][NAME_LEN];
 static ravel_alltoallv_fn slot_inner[INNER_SLOTS];
 static int slots_used;
@@ -697,10 +704,16 @@ static int run_slot(int slot, const void *sendbuf, const int sendcounts[],
     }
 TWO_LEVEL_SLOT(0) TWO_LEVEL_SLOT(1) TWO_LEVEL_SLOT(2) TWO_LEVEL_SLOT(3)
 TWO_LEVEL_SLOT(4) TWO_LEVEL_SLOT(5) TWO_LEVEL_SLOT(6) TWO_LEVEL_SLOT(7)
+TWO_LEVEL_SLOT(8) TWO_LEVEL_SLOT(9) TWO_LEVEL_SLOT(10) TWO_LEVEL_SLOT(11)
+TWO_LEVEL_SLOT(12) TWO_LEVEL_SLOT(13) TWO_LEVEL_SLOT(14) TWO_LEVEL_SLOT(15)
 
 static const ravel_alltoallv_fn slot_fn[INNER_SLOTS] = {
-    two_level_slot_0, two_level_slot_1, two_level_slot_2, two_level_slot_3,
-    two_level_slot_4, two_level_slot_5, two_level_slot_6, two_level_slot_7};
+    two_level_slot_0,  two_level_slot_1,  two_level_slot_2,
+    two_level_slot_3,  two_level_slot_4,  two_level_slot_5,
+    two_level_slot_6,  two_level_slot_7,  two_level_slot_8,
+    two_level_slot_9,  two_level_slot_10, two_level_slot_11,
+    two_level_slot_12, two_level_slot_13, two_level_slot_14,
+    two_level_slot_15};
 
 ravel_alltoallv_fn comm_two_level_fn(const char *name, const char *inner)
 {

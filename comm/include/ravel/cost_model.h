@@ -78,6 +78,14 @@ void ravel_call_stats_of(int P, const uint64_t sizes[], ravel_call_stats *s);
 int ravel_cost_counts_of(const char *name, int P, int rank,
                          const uint64_t sizes[], ravel_cost_counts *out);
 
+/* The same on nodes of node_size consecutive ranks, the last one shorter
+ * when node_size does not divide P (RAVEL_NODE_SIZE's layout): what
+ * two-level:INNER does depends on the nodes (ravel_cost_counts_of takes
+ * all P ranks for one node), every other backend's counts do not. */
+int ravel_cost_counts_on_nodes(const char *name, int P, int node_size,
+                               int rank, const uint64_t sizes[],
+                               ravel_cost_counts *out);
+
 /* Predicted seconds of backend `name` for a call with statistics *s on a
  * machine *m (the slowest rank's time).  Returns a negative value for a
  * name the model does not describe. */
@@ -85,12 +93,14 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s);
 
 /* The backend auto picks: the backend the model describes with the least
- * predicted time, among the registry's fixed rows (but shm, predicted and
- * not yet weighed: comm/model/cost_model.c says why) and radix-bruck at radix
- * 8, 16 and 32 ("radix-bruck:R", which ravel_alltoallv_lookup accepts); a
- * tie goes to ravel's own backends before `vendor` (whose internals the
- * model can only estimate), among them to the earlier row of the
- * registry, and to the registry's rows before the extra radices.  Returns
+ * predicted time, among the registry's fixed rows (shm where every rank
+ * shares one node), radix-bruck at radix
+ * 8, 16 and 32 ("radix-bruck:R", which ravel_alltoallv_lookup accepts) and,
+ * where m->ranks_per_node > 1 and P spans several nodes, two-level over
+ * each of those but shm ("two-level:INNER"); a tie goes to ravel's own
+ * backends before `vendor` (whose internals the model can only estimate),
+ * among them to the earlier row of the registry, then to the extra
+ * radices, then to two-level.  Returns
  * a name in static storage; *predicted gets its prediction when not
  * NULL. */
 const char *ravel_cost_choose(const ravel_cost_params *m,
@@ -111,8 +121,8 @@ const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
                                        const ravel_call_stats *s,
                                        double *predicted);
 /* Either choice among the registry's fixed rows only (in_exchange: as
- * ravel_cost_choose_exchange), for a caller that cannot run a radix the
- * registry has no room left to name. */
+ * ravel_cost_choose_exchange), for a caller that cannot run a radix or a
+ * two-level backend the registry has no room left to name. */
 const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
                                     const ravel_call_stats *s,
                                     int in_exchange, double *predicted);
