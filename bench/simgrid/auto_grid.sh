@@ -29,13 +29,16 @@
 # 1, 2 and 3 calls on a direct exchange), VENDOR_MAX_P (default 128:
 # SimGrid's own alltoallv posts P-1 messages 4 peers at a time, the
 # slowest of all here and the costliest for the host; auto can still
-# choose it), HOST_LOG (host seconds and peak memory per run).
+# choose it), HOST_LOG (host seconds and peak memory per run), WARMUP
+# (untimed calls before the one timed call of the fixed backends and of
+# auto+hint, default 0; 1 where two-level runs or may be chosen: its first
+# call makes its node and column communicators, once per communicator).
 #
 # auto reads the platform's model, bench/simgrid/theta-model.json, whose
 # every parameter theta.xml cites; the model is not fitted to these runs.
 set -eu
 if [ $# -lt 2 ]; then
-    sed -n '21,32p' "$0" >&2
+    sed -n '21,35p' "$0" >&2
     exit 2
 fi
 program=$1 csv=$2
@@ -66,13 +69,14 @@ for P in "$@"; do
     for dist in $DISTS; do
         start=$(date +%s)
         [ "$comms" = none ] ||
-            run "$P" "$dist" "$comms" --comm="$comms" --iters=1 --warmup=0
+            run "$P" "$dist" "$comms" --comm="$comms" --iters=1 \
+                --warmup="${WARMUP:-0}"
         for a in $AUTOS; do
             case $a in
             auto) run "$P" "$dist" auto --comm=auto \
                       --iters="${AUTO_ITERS:-2}" --warmup=2 ;;
             hint) run "$P" "$dist" auto+hint --comm=auto --hint-stats \
-                      --iters=1 --warmup=0 ;;
+                      --iters=1 --warmup="${WARMUP:-0}" ;;
             *) run "$P" "$dist" "$a" --comm="$a" --iters=1 --warmup=0 ;;
             esac
         done

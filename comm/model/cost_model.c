@@ -1159,9 +1159,12 @@ static double row_in_exchange(size_t i, double call, const call_model *c)
  * ranks.  Spelt once: auto knows names by address.  On the simulated
  * Theta-like platform two-level beat the fastest flat backend by 0.53 to
  * 0.86 up to N = 256 and tied it at N = 2048
- * (bench/results/two_level/README.md); its estimate (predict_two_level)
- * errs high there, by 5 to 55%, so it is weighed on the safe side.  After
- * the radices: a tie keeps the flat backend. */
+ * (bench/results/two_level/README.md), and its estimate (predict_two_level)
+ * came within 0.96 to 1.09 of the simulated time on the 67 runs of
+ * two-level:spread-out there and on the auto grid, and 0.98 to 1.06 on the
+ * other inner backends but radix 8 at N = 16, 1.25
+ * (bench/results/auto/README.md).  After the radices: a tie keeps the flat
+ * backend. */
 static const char *const two_level_rows[] = {
     "two-level:spread-out",     "two-level:padded-alltoall",
     "two-level:padded-bruck",   "two-level:two-phase-bruck",
