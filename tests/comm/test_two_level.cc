@@ -105,6 +105,8 @@ TEST(TwoLevel, SendsOneMessagePerOtherNode)
 // written from the algorithm's description, not from the backend's code.
 TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
 {
+    if (size_ > 8) // even and uneven layouts of 1 to 3 ranks occur below
+        GTEST_SKIP() << "counts are checked up to 8 ranks";
     // Fewer patterns than the delivery test, for the suite's time: random,
     // one sender, skewed, and blocks past inline-bruck's eager bound.
     const int patterns[] = {SHAPE_RANDOM, SHAPE_ONE_SENDER, SHAPE_SKEWED,
@@ -160,6 +162,8 @@ TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
 // steps saved across nodes, and the model says so.)
 TEST(TwoLevel, AutoWeighsTwoLevelAcrossNodes)
 {
+    if (size_ > 8)
+        GTEST_SKIP() << "auto's choice is checked up to 8 ranks";
     ravel_cost_params p;
     ravel_cost_params_default(&p);
     p.alpha = 1e-12;
