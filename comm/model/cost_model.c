@@ -1157,8 +1157,8 @@ static double row_in_exchange(size_t i, double call, const call_model *c)
 /* two-level over each inner backend the choice weighs but shm (which runs
  * within one node), weighed where the layout has several nodes of several
  * ranks.  Spelt once: auto knows names by address.  On the simulated
- * Theta-like platform two-level beat the fastest flat backend by 0.53 to
- * 0.86 up to N = 256 and tied it at N = 2048
+ * Theta-like platform two-level took 0.53 to 0.86 of the fastest flat
+ * backend's time up to N = 256 and tied it at N = 2048
  * (bench/results/two_level/README.md), and its estimate (predict_two_level)
  * came within 0.96 to 1.09 of the simulated time on the 67 runs of
  * two-level:spread-out there and on the auto grid, and 0.98 to 1.06 on the
