@@ -533,30 +533,23 @@ static int counts_two_level(const char *inner, const node_layout *l,
     ravel_cost_counts part;
     int err = ravel_cost_counts_of(inner, m, me, C, &part);
     counts_add(c, &part);
-    /* What arrives: this rank's blocks, and those it relays in step 3. */
+    /* What arrives is copied out: this rank's blocks, and those it
+     * relays in step 3 (slots q = i mod k_d of this node). */
     for (int y = 0; y < m; y++) {
         const int d = column[y], kd = node_ranks(l, d);
         for (int s = 0; s < kd; s++)
-            for (int q = i; q < ka; q += kd) {
-                uint64_t len =
-                    sizes[(size_t)(d * l->q + s) * P + a * l->q + q];
-                c->copied += len;
-                if (q != i)
-                    T[(size_t)i * ka + q] += len;
-            }
+            for (int q = i; q < ka; q += kd)
+                c->copied += sizes[(size_t)(d * l->q + s) * P + a * l->q + q];
     }
     if (P % l->q != 0 && err == 0) { /* uneven nodes: step 3 */
         for (int r = 0; r < ka; r++)
-            for (int q = 0; q < ka; q++) {
-                if (r == i)
-                    continue; /* this rank's own row is done above */
+            for (int q = 0; q < ka; q++)
                 for (int d = 0; d < n; d++)
                     if (relayed(q, node_ranks(l, d), r))
                         for (int s = 0; s < node_ranks(l, d); s++)
                             T[(size_t)r * ka + q] +=
                                 sizes[(size_t)(d * l->q + s) * P +
                                       a * l->q + q];
-            }
         err = ravel_cost_counts_of(comm_two_level_intra_name(), ka, i, T,
                                    &part);
         counts_add(c, &part);

@@ -91,6 +91,22 @@ ravel_cost_params random_params(std::mt19937_64 &rng)
     return m;
 }
 
+// Uniform blocks of 0 to N bytes on P ranks (mean N / 2), as ravel-a2a's
+// uniform distribution makes them, every block non-empty.
+ravel_call_stats uniform_stats(int P, uint64_t N)
+{
+    ravel_call_stats s;
+    std::memset(&s, 0, sizeof s);
+    s.P = P;
+    s.max_block = N;
+    s.max_send = s.max_recv = N / 2 * (uint64_t)(P - 1);
+    s.nonempty = (uint64_t)P * (uint64_t)(P - 1);
+    s.total = N / 2 * s.nonempty;
+    s.max_nonempty_send = s.max_nonempty_recv = (uint64_t)(P - 1);
+    s.max_self = N / 2;
+    return s;
+}
+
 // The simulated Theta-like platform's model (bench/simgrid/theta-model.json).
 ravel_cost_params theta_model()
 {
@@ -265,15 +281,7 @@ TEST(CostModelChoice, ASparseSmallCallInsideTheExchangeGoesToTheBruckFamily)
 TEST(CostModelChoice, LargerBlocksAtManyRanksGoToALargerRadix)
 {
     ravel_cost_params m = theta_model();
-    ravel_call_stats s;
-    std::memset(&s, 0, sizeof s);
-    s.P = 512;
-    s.max_block = 256; // uniform blocks of 0 to 256 bytes
-    s.max_send = s.max_recv = 128 * 511;
-    s.nonempty = 512 * 511;
-    s.total = 128 * s.nonempty;
-    s.max_nonempty_send = s.max_nonempty_recv = 511;
-    s.max_self = 128;
+    ravel_call_stats s = uniform_stats(512, 256);
     std::string chosen = best_flat(m, s);
     EXPECT_TRUE(chosen == "radix-bruck:8" || chosen == "radix-bruck:16" ||
                 chosen == "radix-bruck:32")
@@ -282,10 +290,7 @@ TEST(CostModelChoice, LargerBlocksAtManyRanksGoToALargerRadix)
     EXPECT_EQ(std::string(fixed).find(':'), std::string::npos) << fixed;
     // And blocks of up to 16 bytes stay with a small radix: every round
     // costs a latency and every message a posting.
-    s.max_block = 16;
-    s.max_send = s.max_recv = 8 * 511;
-    s.total = 8 * s.nonempty;
-    s.max_self = 8;
+    s = uniform_stats(512, 16);
     chosen = best_flat(m, s);
     EXPECT_TRUE(chosen == "inline-bruck" || chosen == "radix-bruck") << chosen;
 }
@@ -300,15 +305,7 @@ TEST(CostModelChoice, ManyRanksPerNodeGoTwoLevel)
 {
     ravel_cost_params m = theta_model();
     for (uint64_t N : {16, 256}) {
-        ravel_call_stats s;
-        std::memset(&s, 0, sizeof s);
-        s.P = 512;
-        s.max_block = N; // uniform blocks of 0 to N bytes
-        s.max_send = s.max_recv = N / 2 * 511;
-        s.nonempty = 512 * 511;
-        s.total = N / 2 * s.nonempty;
-        s.max_nonempty_send = s.max_nonempty_recv = 511;
-        s.max_self = N / 2;
+        ravel_call_stats s = uniform_stats(512, N);
         m.ranks_per_node = 64;
         std::string chosen = ravel_cost_choose(&m, &s, nullptr);
         EXPECT_EQ(chosen.rfind("two-level:", 0), 0u) << chosen << " N " << N;

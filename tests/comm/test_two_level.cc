@@ -155,11 +155,12 @@ TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
 // cost to speak of): there a direct exchange through relays wins, since
 // a node's ranks then send each off-node byte once and nothing between
 // themselves by message, so from P = 4 on even nodes of 2 the test sees
-// auto run two-level for even blocks (not for every pattern: where one rank
-// sends or blocks are sparse, the model's estimate of the relays' call,
-// from the busiest rank's totals, is above the flat exchange's).  (Under a model where messages cost, a node of a few
-// ranks never gains: its two synchronisations cost more than the Bruck
-// steps saved across nodes, and the model says so.)
+// auto run two-level for even blocks (not for every pattern: where one
+// rank sends or blocks are sparse, the model's estimate of the relays'
+// call, from the busiest rank's totals, is above the flat exchange's).
+// (Under a model where messages cost, a node of a few ranks never gains:
+// its two synchronisations cost more than the Bruck steps saved across
+// nodes, and the model says so.)
 TEST(TwoLevel, AutoWeighsTwoLevelAcrossNodes)
 {
     if (size_ > 8)
