@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,40 @@ const char *const kInner[] = {"vendor",          "spread-out",
                               "two-phase-bruck", "inline-bruck",
                               "radix-bruck:3",   "auto"};
 
+// One communicator per node layout, shared by the tests: its first
+// two-level call builds the node and column communicators and the shared
+// window, some 40 collectives that take 3 s at 12 ranks on 2 cores; made
+// once per layout, not once per test.  RAVEL_NODE_SIZE is set again at
+// every use, since what reads it (the contexts of the communicators
+// derived later, an inner backend's on its column) may come after.
+std::map<std::string, MPI_Comm> layouts;
+
+MPI_Comm layout(const char *nodes)
+{
+    std::string key = nodes ? nodes : "";
+    auto it = layouts.find(key);
+    if (it != layouts.end()) {
+        if (nodes)
+            setenv("RAVEL_NODE_SIZE", nodes, 1);
+        else
+            unsetenv("RAVEL_NODE_SIZE");
+        return it->second;
+    }
+    return layouts[key] = comm_under(nodes);
+}
+
+// Frees the layouts' communicators before MPI_Finalize.
+class FreeLayouts : public ::testing::Environment {
+  public:
+    void TearDown() override
+    {
+        for (auto &l : layouts)
+            MPI_Comm_free(&l.second);
+        layouts.clear();
+        unsetenv("RAVEL_NODE_SIZE");
+    }
+};
+
 } // namespace
 
 TEST(TwoLevel, DeliversWhatVendorDeliversOnEveryNodeLayout)
@@ -35,7 +70,7 @@ TEST(TwoLevel, DeliversWhatVendorDeliversOnEveryNodeLayout)
     // two on 2 cores, and a second seed there adds no layout.
     const uint64_t seeds = size_ <= 8 ? 2 : 1;
     for (const char *nodes : {(const char *)nullptr, "1", "2", "3", "4"}) {
-        MPI_Comm comm = comm_under(nodes);
+        MPI_Comm comm = layout(nodes);
         for (const char *inner : kInner) {
             std::string name = std::string("two-level:") + inner;
             ravel_alltoallv_fn fn = ravel_alltoallv_lookup(name.c_str());
@@ -60,9 +95,7 @@ TEST(TwoLevel, DeliversWhatVendorDeliversOnEveryNodeLayout)
                         << ", pattern " << pattern << ", seed " << seed;
                 }
         }
-        MPI_Comm_free(&comm);
     }
-    unsetenv("RAVEL_NODE_SIZE");
 }
 
 // With spread-out across nodes and every block non-empty (40 bytes), on
@@ -77,7 +110,7 @@ TEST(TwoLevel, SendsOneMessagePerOtherNode)
         if (size_ % k != 0)
             continue;
         std::string value = std::to_string(k);
-        MPI_Comm comm = comm_under(value.c_str());
+        MPI_Comm comm = layout(value.c_str());
         PatternCall c =
             pattern_call(pattern_matrix(kUniform, 1, size_), rank_, size_);
         ravel_alltoallv_fn fn = ravel_alltoallv_lookup("two-level:spread-out");
@@ -98,9 +131,7 @@ TEST(TwoLevel, SendsOneMessagePerOtherNode)
         EXPECT_EQ(s.bytes, (n - 1) * 40 * (uint64_t)k) << "nodes of " << k;
         EXPECT_EQ(s.posted, 2 * (n - 1)) << "nodes of " << k;
         EXPECT_TRUE(c.arrived());
-        MPI_Comm_free(&comm);
     }
-    unsetenv("RAVEL_NODE_SIZE");
 }
 
 // What each rank posts, sends and copies is what the cost model counts
@@ -115,7 +146,7 @@ TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
     const int patterns[] = {SHAPE_RANDOM, SHAPE_ONE_SENDER, SHAPE_SKEWED,
                             kLarge};
     for (const char *nodes : {(const char *)nullptr, "1", "2", "3"}) {
-        MPI_Comm comm = comm_under(nodes);
+        MPI_Comm comm = layout(nodes);
         const int node_size = nodes ? std::atoi(nodes) : size_;
         for (const char *inner : kInner) {
             if (std::string(inner) == "auto")
@@ -145,9 +176,7 @@ TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
                 expect_counts(got, want);
             }
         }
-        MPI_Comm_free(&comm);
     }
-    unsetenv("RAVEL_NODE_SIZE");
 }
 
 // auto weighs two-level where the communicator spans several nodes of
@@ -177,7 +206,7 @@ TEST(TwoLevel, AutoWeighsTwoLevelAcrossNodes)
     ravel_comm_set_model(&p, "test: only the network's bytes cost");
     int two_level_runs = 0;
     for (const char *nodes : {(const char *)nullptr, "1", "2", "3"}) {
-        MPI_Comm comm = comm_under(nodes);
+        MPI_Comm comm = layout(nodes);
         int most = nodes ? std::atoi(nodes) : size_;
         p.ranks_per_node = most < size_ ? most : size_;
         for (int pattern : kPatterns) {
@@ -221,9 +250,7 @@ TEST(TwoLevel, AutoWeighsTwoLevelAcrossNodes)
             }
             two_level_runs += chose.rfind("two-level:", 0) == 0;
         }
-        MPI_Comm_free(&comm);
     }
-    unsetenv("RAVEL_NODE_SIZE");
     ravel_cost_params_default(&p); // as the tests after this one expect
     ravel_comm_set_model(&p, "test: the default again");
     if (size_ >= 4) {
@@ -251,5 +278,6 @@ TEST(TwoLevel, NamesThatCannotWorkAreRefused)
 
 int main(int argc, char **argv)
 {
+    ::testing::AddGlobalTestEnvironment(new FreeLayouts);
     return mpi_gtest_main(argc, argv, &rank_, &size_, "TwoLevel");
 }
