@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# mpi_floor.sh: the memory any MPI program pays before its first tuple, next
+# to ravel-tc's on the smallest shared graph.  Issue 15 asks ravel-tc on 2
+# ranks for at most Soufflé's peak memory on every graph, small ones too;
+# this prints the floor under that: the peak RSS of each rank of a program
+# that only calls MPI_Init, one allreduce and MPI_Finalize (built here
+# with mpicc), then ravel-tc's ranks on GRAPH, then one process that does
+# nothing (`true`, the floor of a single-process engine such as Soufflé).
+# Peaks from /usr/bin/time around every rank (%M, KiB).
+#
+# usage: bench/peers/mpi_floor.sh BUILD_DIR [GRAPH]
+#   GRAPH   a name in ../shared/datasets/suitesparse/MANIFEST.tsv
+#           (default OL.cedge, the smallest closure)
+# Environment: RANKS (default 2).
+set -euo pipefail
+[[ $# -ge 1 ]] || { sed -n '10,13p' "$0" >&2; exit 2; }
+build=$1 graph=${2:-OL.cedge}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$top/../shared/datasets/suitesparse
+ranks=${RANKS:-2}
+tc=$build/apps/tc/ravel-tc
+[[ -x $tc ]] || { echo "mpi_floor.sh: no $tc (build it first)" >&2; exit 1; }
+file=$(awk -F'\t' -v n="$graph" '$1 == n { print $2 }' "$shared/MANIFEST.tsv")
+[[ -n $file ]] || { echo "mpi_floor.sh: $graph is not in $shared/MANIFEST.tsv" >&2; exit 1; }
+flags=()
+base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
+[[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/empty.c" <<'EOF'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    int one = 1, sum;
+    MPI_Init(&argc, &argv);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return sum > 0 ? 0 : 1;
+}
+EOF
+mpicc -O2 "$work/empty.c" -o "$work/empty"
+
+# Each rank's peak in KiB, one per line, from /usr/bin/time -o per rank.
+peaks() {
+  local dir=$work/peaks.$1
+  shift
+  mkdir "$dir"
+  mpiexec -n "$ranks" sh -c '/usr/bin/time -f %M -o "$0/$PMI_RANK" "$@"' \
+    "$dir" "$@" >"$dir.log" 2>&1 || { cat "$dir.log" >&2; exit 1; }
+  cat "$dir"/*
+}
+summary() {
+  awk -v what="$1" '{ s += $1; r = r sep sprintf("%.1f", $1 / 1024); sep = " " }
+    END { printf "%-34s ranks %s MiB, all %.1f MiB\n", what, r, s / 1024 }'
+}
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+peaks empty "$work/empty" | summary "MPI_Init + allreduce ($ranks ranks)"
+peaks tc "$tc" --quiet "${flags[@]}" "$shared/$file" | summary "ravel-tc $graph ($ranks ranks)"
+/usr/bin/time -f %M -o "$work/true" true
+summary "one process doing nothing" <"$work/true"
