@@ -28,6 +28,17 @@
  * a profile of TC on ego-Facebook, relalg/README.md). */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* Runs `call` with `w` the tuple width `arity`, a constant for 1 to 4
+ * columns: the one place that says which widths are compiled apart. */
+#define WITH_CONSTANT_WIDTH(arity, w, call)                                    \
+    switch (arity) {                                                           \
+    case 1: { const unsigned w = 1; call; } break;                             \
+    case 2: { const unsigned w = 2; call; } break;                             \
+    case 3: { const unsigned w = 3; call; } break;                             \
+    case 4: { const unsigned w = 4; call; } break;                             \
+    default: { const unsigned w = (arity); call; } break;                      \
+    }
+
 ALWAYS_INLINE void swap_tuples(uint64_t *a, uint64_t *b, unsigned arity)
 {
     for (unsigned i = 0; i < arity; i++) {
@@ -132,13 +143,7 @@ ALWAYS_INLINE void lsd_sort_body(uint64_t *t, size_t n, unsigned arity,
 static void lsd_sort(uint64_t *t, size_t n, unsigned arity,
                      const unsigned *pass, unsigned npass, uint64_t *scratch)
 {
-    switch (arity) {
-    case 1: lsd_sort_body(t, n, 1, pass, npass, scratch); break;
-    case 2: lsd_sort_body(t, n, 2, pass, npass, scratch); break;
-    case 3: lsd_sort_body(t, n, 3, pass, npass, scratch); break;
-    case 4: lsd_sort_body(t, n, 4, pass, npass, scratch); break;
-    default: lsd_sort_body(t, n, arity, pass, npass, scratch); break;
-    }
+    WITH_CONSTANT_WIDTH(arity, w, lsd_sort_body(t, n, w, pass, npass, scratch))
 }
 
 /* One level of flag_sort: counts the tuples of each digit at byte
@@ -183,13 +188,7 @@ ALWAYS_INLINE void flag_level_body(uint64_t *t, size_t n, unsigned arity,
 static void flag_level(uint64_t *t, size_t n, unsigned arity, unsigned pos,
                        size_t count[256], size_t end[256])
 {
-    switch (arity) {
-    case 1: flag_level_body(t, n, 1, pos, count, end); break;
-    case 2: flag_level_body(t, n, 2, pos, count, end); break;
-    case 3: flag_level_body(t, n, 3, pos, count, end); break;
-    case 4: flag_level_body(t, n, 4, pos, count, end); break;
-    default: flag_level_body(t, n, arity, pos, count, end); break;
-    }
+    WITH_CONSTANT_WIDTH(arity, w, flag_level_body(t, n, w, pos, count, end))
 }
 
 /* In-place MSD radix sort ("American flag sort") on the byte positions
