@@ -41,10 +41,7 @@ MPI_Comm layout(const char *nodes)
     std::string key = nodes ? nodes : "";
     auto it = layouts.find(key);
     if (it != layouts.end()) {
-        if (nodes)
-            setenv("RAVEL_NODE_SIZE", nodes, 1);
-        else
-            unsetenv("RAVEL_NODE_SIZE");
+        set_node_size(nodes);
         return it->second;
     }
     return layouts[key] = comm_under(nodes);
@@ -58,7 +55,7 @@ class FreeLayouts : public ::testing::Environment {
         for (auto &l : layouts)
             MPI_Comm_free(&l.second);
         layouts.clear();
-        unsetenv("RAVEL_NODE_SIZE");
+        set_node_size(nullptr);
     }
 };
 
