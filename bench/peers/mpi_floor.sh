@@ -9,22 +9,18 @@
 # Peaks from /usr/bin/time around every rank (%M, KiB).
 #
 # usage: bench/peers/mpi_floor.sh BUILD_DIR [GRAPH]
-#   GRAPH   a name in ../shared/datasets/suitesparse/MANIFEST.tsv
-#           (default OL.cedge, the smallest closure)
+#   GRAPH   a graph of ../shared/datasets/suitesparse (GRAPH.mtx;
+#           default OL.cedge, the smallest closure)
 # Environment: RANKS (default 2).
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '10,13p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '11,14p' "$0" >&2; exit 2; }
 build=$1 graph=${2:-OL.cedge}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-shared=$top/../shared/datasets/suitesparse
 ranks=${RANKS:-2}
 tc=$build/apps/tc/ravel-tc
 [[ -x $tc ]] || { echo "mpi_floor.sh: no $tc (build it first)" >&2; exit 1; }
-file=$(awk -F'\t' -v n="$graph" '$1 == n { print $2 }' "$shared/MANIFEST.tsv")
-[[ -n $file ]] || { echo "mpi_floor.sh: $graph is not in $shared/MANIFEST.tsv" >&2; exit 1; }
-flags=()
-base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
-[[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+. "$top/bench/exchange/graph_args.sh"
+graph_args "$top" mpi_floor.sh "$graph" # sets file and flags
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -56,6 +52,6 @@ summary() {
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 peaks empty "$work/empty" | summary "MPI_Init + allreduce ($ranks ranks)"
-peaks tc "$tc" --quiet "${flags[@]}" "$shared/$file" | summary "ravel-tc $graph ($ranks ranks)"
+peaks tc "$tc" --quiet "${flags[@]}" "$file" | summary "ravel-tc $graph ($ranks ranks)"
 /usr/bin/time -f %M -o "$work/true" true
 summary "one process doing nothing" <"$work/true"
