@@ -94,9 +94,21 @@
  *  its bytes, the rest staying on the node (unshared): the interface of
  *  the busiest node carries f (X + (q-1) T/P), X = max(S, R) the busiest
  *  rank's bytes and T/P the mean rank's (q X if every rank sends alike),
- *  and that rank's own on-node bytes (1-f) X follow.  At a Bruck step of distance d the ranks whose partner
- *  is off-node are min(d, q) of the node's q (consecutive placement).  A
- *  byte then costs beta * share.  An allreduce of a few words costs
+ *  and that rank's own on-node bytes (1-f) X follow.  At a Bruck step of
+ *  distance d the ranks whose partner is off-node are min(d, q) of the
+ *  node's q (consecutive placement): share_d.  A Bruck step (or a radix
+ *  round's first messages) of m messages carrying X bytes of one rank
+ *  costs
+ *      step(m, X, share) = alpha + max(2 o m + beta X, beta share X):
+ *  the rank's own postings, completions and bytes, or the node's
+ *  interface carrying its share of ranks' messages, whichever is longer.
+ *  They overlap because the ranks are not in step: a rank whose partner
+ *  is on its node finishes a step early and posts the next while the
+ *  interface still carries the others' messages.  Measured by
+ *  bench/simgrid/bruck_steps.c (binary Bruck's messages alone, P = 128 to
+ *  512, 256 B to 25 KB a step): this form within 1.5 to 5% low, the sum
+ *  alpha + 2 o m + beta share X (the model before) 3 to 27% high.  An
+ *  allreduce of a few words costs
  *  L (alpha + 2 o) (recursive doubling) on one node, and (2 ceil(log2 q)
  *  + ceil(log2 nodes)) (alpha + 2 o) across nodes (reduce in the node,
  *  allreduce among leaders, broadcast in the node: MPICH's SMP-aware
@@ -130,35 +142,38 @@
  *                   slower.  The own block's copy overlaps the first step;
  *                   that saving (at most one step) is not credited.
  *  padded-alltoall  allreduce + MPI_Alltoall of M-byte blocks as MPICH
- *                   picks it (Bruck for M <= 256 and P >= 8: L (alpha + 2 o)
- *                   + beta sum_k share_k n_k M + gamma (2 P M + 2 W M) for
+ *                   picks it (Bruck for M <= 256 and P >= 8: sum_k
+ *                   step(1, n_k M, share_k) + gamma (2 P M + 2 W M) for
  *                   its rotations and packing; scattered up to 32 KiB:
  *                   ceil(P/32) alpha + max(2 o (P-1), beta q' (P-1) M);
  *                   pairwise
  *                   beyond: (P-1) (alpha + 2 o) + beta q' (P-1) M) + gamma
  *                   (S + R + 2 Z) for ravel's own copies.  (SimGrid's
  *                   selector differs a little: vendor_alltoall says how.)
- *  padded-bruck     allreduce + sum_k [alpha + 2 o + beta share_k n_k M]
+ *  padded-bruck     allreduce + sum_k step(1, n_k M, share_k)
  *                   + gamma (Z + S + R + 2 (W - P + 1) M).
  *  padded-bruck:basic  padded-bruck's time with its copies,
  *                   gamma (S + R + 2 Z + 2 (P + W) M) in place of gamma (Z +
  *                   S + R + 2 (W - P + 1) M).
- *  two-phase-bruck  sum_k [2 alpha + 4 o + beta share_k (8 n_k + D_k)]
+ *  two-phase-bruck  sum_k [alpha + step(2, 8 n_k + D_k, share_k)]
  *                   + gamma (Z + 2 sum_k D_k).  D_k is not known from the
  *                   statistics: it is estimated as n_k times the mean block
  *                   b = total / (P (P-1)), and at step 0 (which moves only
  *                   the rank's own blocks) as n_0 max(b, S / (P-1)).  For
  *                   uniform blocks the estimate is exact.
- *  inline-bruck     sum_k [alpha + 2 o + beta share_k (8 n_k + min(D_k, E))
+ *  inline-bruck     sum_k [step(1, 8 n_k + min(D_k, E), share_k)
  *                   + (alpha + max(2 o, beta share_k (D_k - E)) if D_k >
  *                   E)] + gamma (Z + 2 sum_k D_k), with two-phase Bruck's
  *                   estimate of D_k: the second message's bytes move once
  *                   the header has come, overlapping its posting and
  *                   completion (as radix-bruck's second messages, below).
  *  radix-bruck      a round's messages are in flight together, so a round
- *                   pays one latency and every message's posting:
- *                   sum_k [alpha + 2 o m_k + beta sum_d share_kd (8 n_kd
- *                   + min(D_kd, E_r')) + (alpha + max(2 o x_k, beta sum_d
+ *                   pays one latency and every message's posting: its
+ *                   first messages cost alpha + max(2 o m_k + beta sum_d
+ *                   (8 n_kd + min(D_kd, E_r')), beta sum_d share_kd (8 n_kd
+ *                   + min(D_kd, E_r'))) (step() over distances of
+ *                   different shares), so sum_k [that
+ *                   + (alpha + max(2 o x_k, beta sum_d
  *                   share_kd (D_kd - E_r')+) if x_k > 0)] + gamma (Z + 2
  *                   sum D_kd), m_k the digits with positions, x_k those
  *                   whose estimated D_kd exceeds E_r' (a second message,
@@ -167,16 +182,12 @@
  *                   x_k second messages one after another, so the two
  *                   overlap), share_kd the share at distance d r'^k, and
  *                   D_kd estimated as two-phase Bruck's D_k (n_kd mean
- *                   blocks; at round 0 of max(mean, S / (P-1))).  The first
- *                   messages are charged as every Bruck step is, latency,
- *                   postings and bytes added: on the simulated grid that
- *                   errs high by about the same for every Bruck exchange
- *                   (median 1.13 to 1.17, bench/results/auto/README.md,
- *                   "Replaying the model"), so their ranking holds; letting
- *                   the first messages' postings overlap their bytes too
- *                   made radix-bruck accurate and the binary ones not, and
- *                   the replay then picked a radix where inline-bruck was
- *                   up to 10% faster at 12 points.
+ *                   blocks; at round 0 of max(mean, S / (P-1))).  When
+ *                   postings, latency and the interface's bytes were all
+ *                   added, every Bruck exchange erred high on the
+ *                   simulated grid (median 1.13 to 1.17); with step()
+ *                   0.98 to 1.04 (bench/results/auto/README.md, "Bruck
+ *                   steps overlap the interface").
  *  shm              one node only (+infinity otherwise, and under SMPI,
  *                   where it refuses to run): (P-1) alpha per
  *                   synchronisation, each rank reading the P-1 others'
@@ -753,6 +764,26 @@ static double predict_pairwise(const call_model *c)
            direct_bandwidth(c) + c->m->gamma * c->Z;
 }
 
+/* A round (or step) of the Bruck family: its first messages, all in flight
+ * at once, cost a latency and the longer of the rank's own postings,
+ * completions and bytes (`first_own`, unshared) and the node's interface
+ * carrying them times their share (`first_bytes`): step() of the header
+ * comment.  Where `second` of them carry more than the eager bound, the
+ * rest follows once the headers have come (the receives for it are posted
+ * then), and those second messages' postings and completions, one after
+ * another on the CPU, overlap their own bytes on the wire. */
+static double bruck_round_time(const call_model *c, int first, int second,
+                               double first_own, double first_bytes,
+                               double rest_bytes)
+{
+    const ravel_cost_params *m = c->m;
+    double t = m->alpha + overlap(2 * m->o * first + m->beta * first_own,
+                                  m->beta * first_bytes);
+    if (second)
+        t += m->alpha + overlap(2 * m->o * second, m->beta * rest_bytes);
+    return t;
+}
+
 /* MPI_Alltoall of M-byte blocks as the MPI library chooses it.  MPICH:
  * Bruck up to MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 bytes (P >= 8), the
  * scattered exchange (32 peers a batch) up to MEDIUM_MSG_SIZE = 32768,
@@ -773,10 +804,11 @@ static double vendor_alltoall(const call_model *c, double M)
 #endif
     if (bruck) {
         double t = 0.0;
-        for (int k = 0; k < c->L; k++)
-            t += m->alpha + 2 * m->o +
-                 m->beta * share(c, 1 << k) *
-                     ravel_bruck_step_positions(c->P, k, NULL) * M;
+        for (int k = 0; k < c->L; k++) {
+            double own = ravel_bruck_step_positions(c->P, k, NULL) * M;
+            t += bruck_round_time(c, 1, 0, own, share(c, 1 << k) * own,
+                                  0.0);
+        }
         return t + m->gamma * bruck_copies;
     }
     if (M < 32768)
@@ -825,10 +857,10 @@ static double padded_bruck_messages(const call_model *c)
     double t = allreduce_time(c);
     if (c->M == 0)
         return t;
-    for (int k = 0; k < c->L; k++)
-        t += c->m->alpha + 2 * c->m->o +
-             c->m->beta * share(c, 1 << k) *
-                 ravel_bruck_step_positions(c->P, k, NULL) * c->M;
+    for (int k = 0; k < c->L; k++) {
+        double own = ravel_bruck_step_positions(c->P, k, NULL) * c->M;
+        t += bruck_round_time(c, 1, 0, own, share(c, 1 << k) * own, 0.0);
+    }
     return t;
 }
 
@@ -863,22 +895,6 @@ static double bruck_step_data_estimate(const call_model *c, int k, double n)
     return n * b;
 }
 
-/* A round (or step) of the Bruck family: its first messages, all in flight
- * at once, cost a latency, every posting and their bytes, added as at
- * every Bruck step; where `second` of them carry more than the eager bound,
- * the rest follows once the headers have come (the receives for it are
- * posted then), and those second messages' postings and completions, one
- * after another on the CPU, overlap their own bytes on the wire. */
-static double bruck_round_time(const call_model *c, int first, int second,
-                               double first_bytes, double rest_bytes)
-{
-    const ravel_cost_params *m = c->m;
-    double t = m->alpha + 2 * m->o * first + m->beta * first_bytes;
-    if (second)
-        t += m->alpha + overlap(2 * m->o * second, m->beta * rest_bytes);
-    return t;
-}
-
 /* A Bruck exchange of exact sizes: `messages` per step, one after the
  * other, and with `eager` > 0 a second message at a step whose data
  * exceeds `eager` bytes, as in bruck_round_time. */
@@ -895,12 +911,13 @@ static double predict_exact_bruck(const call_model *c, int messages,
         forwarded += data;
         if (eager > 0) {
             int second = data > eager;
-            t += bruck_round_time(c, messages, second,
-                                  sh * (8 * n + (second ? eager : data)),
+            double own = 8 * n + (second ? eager : data);
+            t += bruck_round_time(c, messages, second, own, sh * own,
                                   second ? sh * (data - eager) : 0.0);
         } else {
-            t += messages * (c->m->alpha + 2 * c->m->o) +
-                 c->m->beta * sh * (8 * n + data);
+            t += (messages - 1) * c->m->alpha +
+                 bruck_round_time(c, messages, 0, 8 * n + data,
+                                  sh * (8 * n + data), 0.0);
         }
     }
     return t + c->m->gamma * (c->Z + 2 * forwarded);
@@ -924,7 +941,7 @@ static double predict_radix(const call_model *c, int radix)
     double eager = (double)radix_bruck_eager(r), t = 0.0, forwarded = 0.0;
     for (int k = 0; k < ravel_radix_rounds(c->P, r); k++) {
         int stride = ravel_radix_stride(r, k), messages = 0, second = 0;
-        double first = 0.0, rest = 0.0;
+        double first = 0.0, first_own = 0.0, rest = 0.0;
         for (int d = 1; d < r; d++) {
             double n = ravel_radix_count(c->P, r, k, d);
             if (n == 0)
@@ -933,13 +950,14 @@ static double predict_radix(const call_model *c, int radix)
             double sh = share(c, (int)((long long)d * stride % c->P));
             messages++;
             forwarded += data;
+            first_own += 8 * n + (data > eager ? eager : data);
             first += sh * (8 * n + (data > eager ? eager : data));
             if (data > eager) {
                 second++;
                 rest += sh * (data - eager);
             }
         }
-        t += bruck_round_time(c, messages, second, first, rest);
+        t += bruck_round_time(c, messages, second, first_own, first, rest);
     }
     return t + c->m->gamma * (c->Z + 2 * forwarded);
 }
