@@ -57,6 +57,15 @@ void comm_stats_receive(void) { stats.posted++; }
 
 void comm_stats_header(size_t bytes) { stats.metadata_bytes += bytes; }
 
+void comm_stats_as_metadata(const ravel_comm_stats *before)
+{
+    /* set, not added: the backend may have counted some of them already */
+    stats.metadata_messages =
+        before->metadata_messages + (stats.messages - before->messages);
+    stats.metadata_bytes =
+        before->metadata_bytes + (stats.bytes - before->bytes);
+}
+
 #ifdef SMPI_SHARED_MALLOC
 /* Seconds per byte copied on the simulated machine: a property of the
  * platform studied, like its link bandwidths, so it comes with the platform

@@ -307,6 +307,10 @@ void comm_stats_receive(void);
  * header in front of data) without counting a metadata message. */
 void comm_stats_header(size_t bytes);
 
+/* Counts every message and byte sent since the statistics were *before
+ * as metadata too (a backend that carried sizes, not data). */
+void comm_stats_as_metadata(const ravel_comm_stats *before);
+
 /* Pays the copies charged so far to SMPI's clock (nothing outside SMPI).
  * Called before every message is posted or waited for, and at the end of
  * every backend call. */

@@ -5,7 +5,8 @@
  * receive buffer: each block is placed when its last hop arrives (at its
  * real size, which the kernel learned from the sizes that travel with the
  * data), so no count exchange happens at all.  Every other backend needs
- * the counts: one MPI_Alltoall of 8 bytes per pair, then the backend
+ * the counts: one MPI_Alltoall of 8 bytes per pair (two-level: one call of
+ * its own on blocks of 8 bytes, counts_through_backend), then the backend
  * itself through its MPI_Alltoallv signature on MPI_BYTE, from one send
  * buffer (the caller's, or the outboxes packed into one) into one receive
  * buffer that the views point into.  That path has MPI_Alltoallv's int
@@ -258,23 +259,60 @@ static int run_discovering(ravel_exchange *x, comm_kernel kernel, int param)
     return err;
 }
 
+/* Whether `name` learns its counts through itself: two-level, whose
+ * count exchange over all P ranks (P - 1 messages a rank) cost it far more
+ * than its own call on the simulated Theta-like platform (0.87 ms against
+ * 94 us at P = 128, bench/results/auto/README.md), exchanges the 8-byte
+ * counts as one more call of its own, through the node's shared memory
+ * and n - 1 messages across nodes. */
+static int counts_through_backend(const char *name)
+{
+    return strncmp(name, "two-level:", 10) == 0;
+}
+
+/* The count exchange through backend fn itself: 8 bytes to every rank.
+ * Borrows the receive side's ints, which fill_ints fills afterwards. */
+static int backend_counts(ravel_exchange *x, ravel_alltoallv_fn fn,
+                          const uint64_t *out, uint64_t *in)
+{
+    const int P = x->ctx->size;
+    int *count = x->ints + 2 * P, *displ = count + P;
+    for (int i = 0; i < P; i++) {
+        count[i] = (int)sizeof(uint64_t);
+        displ[i] = i * (int)sizeof(uint64_t);
+    }
+    ravel_comm_stats before = ravel_comm_stats_get();
+    int err = fn(out, count, displ, MPI_BYTE, in, count, displ, MPI_BYTE,
+                 x->comm);
+    comm_stats_as_metadata(&before);
+    return err;
+}
+
 /* The count exchange, with a failure flag, in the communicator's waiting
- * mode. */
-static int exchange_counts(ravel_exchange *x, int failed)
+ * mode: one MPI_Alltoall, or through the backend fn itself. */
+static int exchange_counts(ravel_exchange *x, ravel_alltoallv_fn fn,
+                           int failed)
 {
     const int P = x->ctx->size;
     uint64_t *out = x->counts, *in = x->counts + P;
     for (int i = 0; i < P; i++)
         out[i] = failed ? FAILED_SIZE : (uint64_t)x->send_bytes[i];
-    MPI_Request request;
-    comm_charge_flush();
-    int err = MPI_Ialltoall(out, 1, MPI_UINT64_T, in, 1, MPI_UINT64_T,
+    int err;
+    if (counts_through_backend(x->last_backend)) {
+        err = backend_counts(x, fn, out, in);
+    } else {
+        MPI_Request request;
+        comm_charge_flush();
+        err = MPI_Ialltoall(out, 1, MPI_UINT64_T, in, 1, MPI_UINT64_T,
                             x->ctx->comm, &request);
-    if (err == MPI_SUCCESS)
-        err = comm_waitall(x->ctx, 1, &request);
+        if (err == MPI_SUCCESS)
+            err = comm_waitall(x->ctx, 1, &request);
+        if (err == MPI_SUCCESS)
+            comm_stats_add_metadata((uint64_t)(P - 1),
+                                    8 * (uint64_t)(P - 1));
+    }
     if (err != MPI_SUCCESS)
         return err;
-    comm_stats_add_metadata((uint64_t)(P - 1), 8 * (uint64_t)(P - 1));
     if (failed)
         return failed;
     for (int i = 0; i < P; i++)
@@ -367,7 +405,7 @@ static int run_with_counts(ravel_exchange *x, ravel_alltoallv_fn fn)
                           x->send_bytes[i]);
         send = x->packed;
     }
-    int err = exchange_counts(x, failed);
+    int err = exchange_counts(x, fn, failed);
     if (err == MPI_SUCCESS)
         err = fill_ints(x, 1);
     size_t total = 0;

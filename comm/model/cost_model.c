@@ -249,8 +249,10 @@
  *  pair: as MPICH picks it, MPI_Alltoall's time for M = 8 (Bruck from 8
  *  ranks: L (alpha + 2 o) + its bytes and copies); under SimGrid, whose
  *  MPI_Ialltoall posts everything at once, alpha + max(2 o (P-1), the
- *  direct-exchange bytes of 8 (P-1)).  Two-phase, inline and radix Bruck
- *  learn the counts on the way and pay nothing more.
+ *  direct-exchange bytes of 8 (P-1)).  two-level:INNER exchanges the
+ *  counts as a call of its own, blocks of 8 bytes: its prediction for
+ *  those statistics.  Two-phase, inline and radix Bruck learn the counts
+ *  on the way and pay nothing more.
  *  Here S, R, Z are max_send, max_recv, max_self and M = max(max_block,
  *  max_self).  Each step of a Bruck exchange waits for the previous one,
  *  so step times add; a direct exchange overlaps its messages within a
@@ -1158,10 +1160,30 @@ static double in_exchange(int is_shm, int discovers, double call,
     return call + count_exchange_time(c);
 }
 
+/* two-level:INNER's count exchange inside ravel_exchange_run: a call of
+ * its own with 8 bytes from every rank to every rank (exchange.c). */
+static double two_level_counts_time(const call_model *c, const char *inner)
+{
+    uint64_t P = (uint64_t)c->P, peers = P - 1;
+    ravel_call_stats s = {.P = c->P,
+                          .max_block = 8,
+                          .max_send = 8 * peers,
+                          .max_recv = 8 * peers,
+                          .total = 8 * P * peers,
+                          .nonempty = P * peers,
+                          .max_nonempty_send = peers,
+                          .max_nonempty_recv = peers,
+                          .max_self = 8};
+    call_model counts = model_of(c->m, &s);
+    return predict_two_level(&counts, inner);
+}
+
 static double predict_in_exchange(const char *name, double call,
                                   const call_model *c)
 {
     int param;
+    if (call >= 0.0 && strncmp(name, "two-level:", 10) == 0)
+        return call + two_level_counts_time(c, name + 10);
     return in_exchange(strcmp(name, "shm") == 0,
                        comm_discovering_kernel(name, &param) != NULL, call, c);
 }

@@ -1,8 +1,9 @@
 // two-level:INNER on RAVEL_NODE_SIZE's fake nodes: every inner backend
 // delivers what vendor delivers on every pattern, whatever the node sizes
 // (even, uneven, one rank, all ranks); across nodes a rank sends one
-// message per other node, not per other rank; names that cannot work are
-// refused.  Runs under mpiexec on P = 1 .. 12.
+// message per other node, not per other rank; in the exchange that
+// discovers counts it learns them through itself; names that cannot work
+// are refused.  Runs under mpiexec on P = 1 .. 12.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -172,6 +173,82 @@ TEST(TwoLevel, DoesExactlyWhatTheModelCounts)
                              std::to_string(rank_));
                 expect_counts(got, want);
             }
+        }
+    }
+}
+
+// In ravel_exchange_run, where no rank knows its receive counts,
+// two-level learns them through a call of its own on 8-byte blocks instead
+// of an MPI_Alltoall over all ranks: every block arrives (each byte a
+// function of sender, receiver and position), and what each rank sent,
+// posted and copied is the model's count for the data's call plus that of
+// the counts' call (all of it metadata), plus the outboxes packed into one
+// send buffer.
+TEST(TwoLevel, ExchangeLearnsItsCountsThroughItself)
+{
+    if (size_ > 8)
+        GTEST_SKIP() << "checked up to 8 ranks";
+    const int patterns[] = {SHAPE_RANDOM, SHAPE_ONE_SENDER, kLarge};
+    const std::vector<uint64_t> eights((size_t)size_ * size_, 8);
+    for (const char *nodes : {(const char *)nullptr, "1", "2", "3"}) {
+        MPI_Comm comm = layout(nodes);
+        const int node_size = nodes ? std::atoi(nodes) : size_;
+        for (const char *inner : {"spread-out", "inline-bruck", "vendor"}) {
+            std::string name = std::string("two-level:") + inner;
+            ravel_exchange *x = nullptr;
+            ASSERT_EQ(ravel_exchange_create(comm, name.c_str(), &x),
+                      MPI_SUCCESS)
+                << ravel_error_message();
+            for (int pattern : patterns) {
+                SCOPED_TRACE(name + " nodes of " + std::to_string(node_size) +
+                             " pattern " + std::to_string(pattern) + " P=" +
+                             std::to_string(size_) + " rank " +
+                             std::to_string(rank_));
+                std::vector<uint64_t> m = pattern_matrix(pattern, 5, size_);
+                uint64_t packed = 0;
+                for (int dst = 0; dst < size_; dst++) {
+                    uint64_t n = m[(size_t)rank_ * size_ + dst];
+                    char *out = static_cast<char *>(
+                        ravel_exchange_outbox(x, dst, n));
+                    ASSERT_TRUE(out || n == 0) << ravel_error_message();
+                    for (uint64_t i = 0; i < n; i++)
+                        out[i] = pattern_byte(rank_, dst, i);
+                    packed += n;
+                }
+                ravel_comm_stats_reset();
+                ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS)
+                    << ravel_error_message();
+                ravel_comm_stats got = ravel_comm_stats_get();
+                for (int src = 0; src < size_; src++) {
+                    size_t len = 0;
+                    const char *in = static_cast<const char *>(
+                        ravel_exchange_inbox(x, src, &len));
+                    ASSERT_EQ(len, m[(size_t)src * size_ + rank_])
+                        << "from " << src;
+                    bool same = true;
+                    for (size_t i = 0; i < len; i++)
+                        same = same && in[i] == pattern_byte(src, rank_, i);
+                    EXPECT_TRUE(same) << "from " << src;
+                }
+                ravel_cost_counts data, counts;
+                ASSERT_EQ(ravel_cost_counts_on_nodes(name.c_str(), size_,
+                                                     node_size, rank_,
+                                                     m.data(), &data),
+                          0);
+                ASSERT_EQ(ravel_cost_counts_on_nodes(name.c_str(), size_,
+                                                     node_size, rank_,
+                                                     eights.data(), &counts),
+                          0);
+                EXPECT_EQ(got.messages, data.messages + counts.messages);
+                EXPECT_EQ(got.bytes, data.bytes + counts.bytes);
+                EXPECT_EQ(got.metadata_messages,
+                          data.metadata_messages + counts.messages);
+                EXPECT_EQ(got.metadata_bytes,
+                          data.metadata_bytes + counts.bytes);
+                EXPECT_EQ(got.posted, data.posted + counts.posted);
+                EXPECT_EQ(got.copied, data.copied + counts.copied + packed);
+            }
+            ravel_exchange_free(x);
         }
     }
 }

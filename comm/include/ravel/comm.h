@@ -128,7 +128,9 @@ size_t ravel_alltoallv_names(char *buf, size_t buflen, const char *sep);
  * (two-phase-bruck, inline-bruck, radix-bruck[:R]) learn the sizes on the
  * way and place each block as it arrives; every other backend is run
  * after one count exchange inside ravel_exchange_run (an MPI_Alltoall of
- * 8 bytes per pair), so its cost shows in the exchange's time and counts.
+ * 8 bytes per pair; for two-level:INNER, a call of two-level:INNER itself
+ * on 8-byte blocks), so its cost shows in the exchange's time and counts
+ * (as metadata).
  * `auto` chooses per run: with statistics handed over by
  * ravel_comm_hint_stats, or agreed by one allreduce in which each rank's
  * largest receive is taken as its largest send (no rank knows its
