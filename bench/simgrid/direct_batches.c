@@ -24,17 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { RANKS_PER_NODE = 64 };
-static const double ALPHA = 1.3e-6, BETA = 1e-10, O = 3e-6;
-
-/* Ranks of node 0 whose partner at distance d is on another node. */
-static int share(int P, int d)
-{
-    int off = 0;
-    for (int r = 0; r < RANKS_PER_NODE && r < P; r++)
-        off += (r + d) % P >= RANKS_PER_NODE;
-    return off > 0 ? off : 1;
-}
+#include "theta_platform.h"
 
 static double max2(double a, double b) { return a > b ? a : b; }
 
