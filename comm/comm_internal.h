@@ -246,6 +246,9 @@ ravel_alltoallv_fn comm_radix_bruck_fn(int radix);
  * "radix-bruck:R": R when the registry would accept it); 0 for any other
  * name. */
 int comm_radix_of_name(const char *name);
+/* INNER of a "two-level:INNER" name (not checked), NULL for any other
+ * name. */
+const char *comm_two_level_inner(const char *name);
 
 /* auto:agree, auto agreeing by allreduce before every call. */
 RAVEL_ALLTOALLV_DECLARE(comm_alltoallv_auto_agree);

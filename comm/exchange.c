@@ -267,7 +267,7 @@ static int run_discovering(ravel_exchange *x, comm_kernel kernel, int param)
  * and n - 1 messages across nodes. */
 static int counts_through_backend(const char *name)
 {
-    return strncmp(name, "two-level:", 10) == 0;
+    return comm_two_level_inner(name) != NULL;
 }
 
 /* The count exchange through backend fn itself: 8 bytes to every rank.

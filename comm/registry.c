@@ -85,6 +85,14 @@ int comm_radix_of_name(const char *name)
     return radix >= 2 ? radix : 0;
 }
 
+const char *comm_two_level_inner(const char *name)
+{
+    static const char prefix[] = "two-level:";
+    return strncmp(name, prefix, sizeof prefix - 1) == 0
+               ? name + sizeof prefix - 1
+               : NULL;
+}
+
 static ravel_alltoallv_fn radix_family(const char *name, const char *param)
 {
     int radix = parse_param(param);

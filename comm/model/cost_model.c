@@ -591,10 +591,10 @@ int ravel_cost_counts_on_nodes(const char *name, int P, int node_size,
                                int rank, const uint64_t sizes[],
                                ravel_cost_counts *out)
 {
-    if (strncmp(name, "two-level:", 10) != 0)
+    const char *inner = comm_two_level_inner(name);
+    if (!inner)
         return ravel_cost_counts_of(name, P, rank, sizes, out);
     memset(out, 0, sizeof *out);
-    const char *inner = name + 10;
     if (strcmp(inner, "shm") == 0 || strncmp(inner, "two-level", 9) == 0)
         return -1; /* refused by the registry */
     node_layout l = {P, node_size < 1 || node_size > P ? P : node_size, 0};
@@ -605,7 +605,7 @@ int ravel_cost_counts_on_nodes(const char *name, int P, int node_size,
 int ravel_cost_counts_of(const char *name, int P, int rank,
                          const uint64_t sizes[], ravel_cost_counts *out)
 {
-    if (strncmp(name, "two-level:", 10) == 0)
+    if (comm_two_level_inner(name))
         return ravel_cost_counts_on_nodes(name, P, P, rank, sizes, out);
     memset(out, 0, sizeof *out);
     call_view v = view_of(P, rank, sizes);
@@ -1128,8 +1128,9 @@ double ravel_cost_predict(const char *name, const ravel_cost_params *m,
                           const ravel_call_stats *s)
 {
     call_model c = model_of(m, s);
-    if (name && strncmp(name, "two-level:", 10) == 0)
-        return predict_two_level(&c, name + 10);
+    const char *inner = name ? comm_two_level_inner(name) : NULL;
+    if (inner)
+        return predict_two_level(&c, inner);
     for (size_t i = 0; name && i < PREDICTORS; i++)
         if (strcmp(predictors[i].name, name) == 0)
             return predictors[i].predict(&c);
@@ -1182,8 +1183,9 @@ static double predict_in_exchange(const char *name, double call,
                                   const call_model *c)
 {
     int param;
-    if (call >= 0.0 && strncmp(name, "two-level:", 10) == 0)
-        return call + two_level_counts_time(c, name + 10);
+    const char *inner = comm_two_level_inner(name);
+    if (call >= 0.0 && inner)
+        return call + two_level_counts_time(c, inner);
     return in_exchange(strcmp(name, "shm") == 0,
                        comm_discovering_kernel(name, &param) != NULL, call, c);
 }
@@ -1290,7 +1292,7 @@ static const char *choose(const ravel_cost_params *m,
                        i < TWO_LEVEL_ROWS;
          i++) {
         const char *name = two_level_rows[i];
-        double t = predict_two_level(&c, name + 10);
+        double t = predict_two_level(&c, comm_two_level_inner(name));
         consider(name, in_exchange ? predict_in_exchange(name, t, &c) : t,
                  &best, &best_time);
     }
