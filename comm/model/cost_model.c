@@ -748,9 +748,12 @@ static double direct_bandwidth(const call_model *c)
 static double batched_transfers(const call_model *c, int per_batch,
                                 double cpu, double cpu_first, double network)
 {
-    double all_shares = 0.0;
-    for (int d = 1; d < c->P; d++)
-        all_shares += share(c, d);
+    /* share(d) summed over d = 1 .. P-1: each of a node's q ranks has
+     * P - q partners off it (and share() is never raised to 1 there: a
+     * distance 0 < d < P always sends some rank off the node), or P - 1
+     * distances of share 1 on one node. */
+    int q = c->m->ranks_per_node < 1 ? 1 : c->m->ranks_per_node;
+    double all_shares = c->nodes > 1 ? (double)q * (c->P - q) : c->P - 1;
     double t = 0.0;
     for (int first = 1; first < c->P; first += per_batch) {
         int end = first + per_batch < c->P ? first + per_batch : c->P;
