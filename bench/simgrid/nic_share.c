@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "theta_platform.h"
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -25,7 +27,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     int size = argc > 2 ? atoi(argv[1]) : -1;
     int senders = argc > 2 ? atoi(argv[2]) : -1;
-    if (P < 128 || size < 0 || senders < 1 || senders > 64) {
+    if (P < 2 * RANKS_PER_NODE || size < 0 || senders < 1 ||
+        senders > RANKS_PER_NODE) {
         if (me == 0)
             fprintf(stderr, "usage: nic_share SIZE SENDERS (1-64), on 128 "
                             "ranks of the theta platform\n");
@@ -37,19 +40,21 @@ int main(int argc, char **argv)
         double t = MPI_Wtime();
         MPI_Request r;
         if (me < senders) {
-            MPI_Isend(buf, size, MPI_CHAR, me + 64, 0, MPI_COMM_WORLD, &r);
+            MPI_Isend(buf, size, MPI_CHAR, me + RANKS_PER_NODE, 0,
+                      MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
-        } else if (me >= 64 && me < 64 + senders) {
-            MPI_Irecv(buf, size, MPI_CHAR, me - 64, 0, MPI_COMM_WORLD, &r);
+        } else if (me >= RANKS_PER_NODE && me < RANKS_PER_NODE + senders) {
+            MPI_Irecv(buf, size, MPI_CHAR, me - RANKS_PER_NODE, 0,
+                      MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
         t = MPI_Wtime() - t;
         double slowest;
         MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (me == 0 && round == 1) /* theta-model.json's o, alpha, beta */
+        if (me == 0 && round == 1)
             printf("%d B from %d ranks at once: %.2f us (model %.2f)\n",
                    size, senders, 1e6 * slowest,
-                   1e6 * (2 * 3e-6 + 1.3e-6 + senders * (double)size * 1e-10));
+                   1e6 * (2 * O + ALPHA + senders * (double)size * BETA));
     }
     free(buf);
     MPI_Finalize();

@@ -1,8 +1,9 @@
 /* theta_platform.h: what the standalone SMPI programs of bench/simgrid
- * (bruck_steps.c, direct_batches.c) need to print the cost model's charge
- * beside the simulated time: theta-model.json's alpha, beta and o, and the
- * model's share (comm/model/cost_model.c) written out again, so that each
- * program compiles alone with smpicc. */
+ * (bruck_steps.c, direct_batches.c, nic_share.c) need to print the cost
+ * model's charge beside the simulated time: theta-model.json's alpha, beta
+ * and o, the ranks of a node, and the model's share
+ * (comm/model/cost_model.c) written out again, so that each program
+ * compiles alone with smpicc. */
 #ifndef RAVEL_BENCH_THETA_PLATFORM_H
 #define RAVEL_BENCH_THETA_PLATFORM_H
 
