@@ -84,10 +84,8 @@ static int push_compacting(ravel_engine *e, int target, int rank,
      * a quarter of its size on, the difference is a near-sequential merge. */
     if (b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
         b->n >= storage_full_count(r) / 4) {
-        size_t n = tuples_sort_unique(b->data, b->n, r->arity);
-        if (rank == e->rank)
-            n = storage_difference(r, b->data, n);
-        b->n = n;
+        b->n = rank == e->rank ? storage_reduce(r, b->data, b->n)
+                               : tuples_sort_unique(b->data, b->n, r->arity);
         if (b->n > b->cap / 2) {
             int err = tuple_buf_reserve(b, r->arity, b->n);
             if (err != MPI_SUCCESS)

@@ -225,9 +225,30 @@ int packed_cursor_next(packed_cursor *c)
     return 1;
 }
 
-/* Moves c forward to the first tuple >= t: through the heads (galloping)
- * when t lies beyond the next block, then tuple by tuple. */
-static void cursor_advance_to(packed_cursor *c, const uint64_t *t)
+/* The last block in [lo, hi) whose head is <= t, given that heads[lo] is
+ * (or lo is 0) and heads[hi] is not (or hi is the end). */
+static size_t bisect_heads(const packed_tuples *p, unsigned arity,
+                           const uint64_t *t, size_t lo, size_t hi)
+{
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tuples_compare(p->heads + mid * arity, t, arity) <= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t packed_block_at(const packed_tuples *p, unsigned arity,
+                       const uint64_t *t)
+{
+    return bisect_heads(p, arity, t, 0, p->nblocks);
+}
+
+/* Through the heads (galloping) when t lies beyond the next block, then
+ * tuple by tuple. */
+void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t)
 {
     const packed_tuples *p = c->p;
     unsigned arity = c->arity;
@@ -245,37 +266,10 @@ static void cursor_advance_to(packed_cursor *c, const uint64_t *t)
             lo += step;
             step *= 2;
         }
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (tuples_compare(p->heads + mid * arity, t, arity) <= 0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        packed_cursor_seek(c, p, arity, lo);
+        packed_cursor_seek(c, p, arity, bisect_heads(p, arity, t, lo, hi));
     }
     while (!c->at_end && tuples_compare(c->cur, t, arity) < 0)
         packed_cursor_next(c);
-}
-
-size_t packed_difference(uint64_t *a, size_t na, const packed_tuples *p,
-                         unsigned arity)
-{
-    if (p->n == 0)
-        return na;
-    packed_cursor c;
-    packed_cursor_seek(&c, p, arity, 0);
-    size_t w = 0;
-    for (size_t i = 0; i < na; i++) {
-        const uint64_t *s = a + i * arity;
-        cursor_advance_to(&c, s);
-        if (!c.at_end && tuples_compare(c.cur, s, arity) == 0)
-            continue;
-        if (w != i)
-            memmove(a + w * arity, s, arity * sizeof *s);
-        w++;
-    }
-    return w;
 }
 
 int packed_merge(packed_tuples *out, const packed_tuples *base,

@@ -55,8 +55,21 @@ void tuple_buf_free(tuple_buf *b);
 /* Releases spare capacity (memory matters more than the realloc). */
 void tuple_buf_shrink(tuple_buf *b, unsigned arity);
 
-/* Sorts n tuples lexicographically in place (radix or quicksort, no
- * allocation) then drops duplicates; returns the new count. */
+/* Sorts n tuples in place on their first k columns (k <= arity; the order
+ * among tuples equal there is unspecified): radix or quicksort
+ * (tuple_sort.c). */
+void tuples_sort_prefix(uint64_t *t, size_t n, unsigned arity, unsigned k);
+
+struct packed_tuples;
+/* Sorts t[0..n) lexicographically in place and drops repeats and the
+ * tuples of a set held as the sorted unique flat[0..nflat) and `packed`
+ * (either may be empty; packed may be NULL); returns the new count
+ * (tuple_reduce.c). */
+size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
+                     const uint64_t *flat, size_t nflat,
+                     const struct packed_tuples *packed);
+
+/* tuples_reduce against nothing: sort and drop repeats. */
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
 
 /* Lexicographic comparison of the first `words` columns: -1, 0 or 1.
@@ -70,11 +83,6 @@ static inline int tuples_compare(const uint64_t *a, const uint64_t *b,
     }
     return 0;
 }
-
-/* Removes from sorted unique a[0..na) the tuples in sorted unique b[0..nb);
- * returns the new count. */
-size_t tuples_difference(uint64_t *a, size_t na, const uint64_t *b,
-                         size_t nb, unsigned arity);
 
 /* First index i in [lo, n) whose first `words` columns are >= key
  * (galloping from lo). */
@@ -93,7 +101,7 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
  * for searching.  Read by cursors; never modified, only rebuilt. */
 #define PACKED_BLOCK 128
 
-typedef struct {
+typedef struct packed_tuples {
     unsigned char *bytes;         /* the encoded tuples after each head */
     size_t nbytes, capbytes;
     uint64_t *heads;              /* nblocks * arity words */
@@ -129,9 +137,12 @@ void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,
                         unsigned arity, size_t block);
 /* Moves c to the next tuple; 0 (and at_end) past the last. */
 int packed_cursor_next(packed_cursor *c);
-/* Removes from sorted unique a[0..na) the tuples in p; returns the count. */
-size_t packed_difference(uint64_t *a, size_t na, const packed_tuples *p,
-                         unsigned arity);
+/* The last block whose first tuple is <= t (0 when none is). */
+size_t packed_block_at(const packed_tuples *p, unsigned arity,
+                       const uint64_t *t);
+/* Moves c forward to the first tuple >= t (at_end if none): by the
+ * blocks' heads when t lies beyond the next block, then tuple by tuple. */
+void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t);
 /* *out = base plus sorted unique add[0..m) (disjoint from base). */
 int packed_merge(packed_tuples *out, const packed_tuples *base,
                  const uint64_t *add, size_t m, unsigned arity);
@@ -429,8 +440,8 @@ const uint64_t *storage_version(const relation *r, ravel_version v,
                                 size_t *n);
 /* Tuples of full, packed or not. */
 uint64_t storage_full_count(const relation *r);
-/* Removes from sorted unique t[0..n) what full holds; returns the count. */
-size_t storage_difference(const relation *r, uint64_t *t, size_t n);
+/* Sorts t[0..n), drops repeats and what full holds; returns the count. */
+size_t storage_reduce(const relation *r, uint64_t *t, size_t n);
 /* Makes full one flat array again (for readers other than the above). */
 int storage_unpack(relation *r);
 

@@ -2,8 +2,8 @@
  * delta and full, installing moved tuples, and per-bucket counts.
  *
  * full and delta are sorted duplicate-free arrays.  Candidates are sorted
- * and deduplicated in bulk, stripped of what full already holds (a galloping
- * merge), and what is left becomes the new delta and is merged into full
+ * and deduplicated in bulk and stripped of what full already holds, in one
+ * walk (tuple_reduce.c), and what is left becomes the new delta and is merged into full
  * from the back, so full is never copied.  A full that no rule reads (in TC,
  * path: the join reads its delta) is packed to a few bytes per tuple (see
  * packed.c) as it grows; anything else that must read it unpacks it. */
@@ -40,10 +40,10 @@ uint64_t storage_full_count(const relation *r)
     return (uint64_t)r->packed.n + r->full.n;
 }
 
-size_t storage_difference(const relation *r, uint64_t *t, size_t n)
+size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
 {
-    n = tuples_difference(t, n, r->full.data, r->full.n, r->arity);
-    return packed_difference(t, n, &r->packed, r->arity);
+    return tuples_reduce(t, n, r->arity, r->full.data, r->full.n,
+                         &r->packed);
 }
 
 static int unpack(relation *r)
@@ -97,11 +97,10 @@ static int maybe_pack(const ravel_engine *e, relation *r)
     return MPI_SUCCESS;
 }
 
-/* Sorts and deduplicates b, then drops what full holds. */
+/* Sorts and deduplicates b, and drops what full holds. */
 static void reduce_to_new(relation *r, tuple_buf *b)
 {
-    size_t n = tuples_sort_unique(b->data, b->n, r->arity);
-    b->n = storage_difference(r, b->data, n);
+    b->n = storage_reduce(r, b->data, b->n);
     tuple_buf_shrink(b, r->arity);
 }
 

@@ -1,5 +1,5 @@
 /* Growable tuple buffers and the set operations on sorted tuple arrays:
- * galloping search, difference, and merging a sorted batch into a sorted
+ * galloping search, and merging a sorted batch into a sorted
  * relation in place (from the back, so full never needs a second copy). */
 #include "relalg_internal.h"
 
@@ -101,22 +101,6 @@ size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
             hi = mid;
     }
     return lo;
-}
-
-size_t tuples_difference(uint64_t *a, size_t na, const uint64_t *b,
-                         size_t nb, unsigned arity)
-{
-    size_t w = 0, j = 0;
-    for (size_t i = 0; i < na; i++) {
-        const uint64_t *s = a + i * arity;
-        j = tuples_lower_bound(b, j, nb, arity, s, arity);
-        if (j < nb && tuples_compare(b + j * arity, s, arity) == 0)
-            continue;
-        if (w != i)
-            memcpy(a + w * arity, s, arity * sizeof *s);
-        w++;
-    }
-    return w;
 }
 
 int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,

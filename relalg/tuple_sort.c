@@ -1,4 +1,5 @@
-/* Sorting and deduplicating flat arrays of fixed-width tuples, in place.
+/* Sorting flat arrays of fixed-width tuples on their first k columns, in
+ * place (deduplication, on top of it: tuple_reduce.c).
  *
  * Tuples are `arity` uint64_t words, ordered lexicographically.  Bulk
  * deduplication by sorting is the engine's main local cost, so the sort is
@@ -48,15 +49,16 @@ ALWAYS_INLINE void swap_tuples(uint64_t *a, uint64_t *b, unsigned arity)
     }
 }
 
-static void insertion_sort(uint64_t *t, size_t n, unsigned arity)
+/* The sorts order tuples on their first k columns (k <= arity). */
+static void insertion_sort(uint64_t *t, size_t n, unsigned arity, unsigned k)
 {
     uint64_t tmp[RAVEL_MAX_ARITY];
     for (size_t i = 1; i < n; i++) {
-        if (tuples_compare(t + (i - 1) * arity, t + i * arity, arity) <= 0)
+        if (tuples_compare(t + (i - 1) * arity, t + i * arity, k) <= 0)
             continue;
         memcpy(tmp, t + i * arity, arity * sizeof *tmp);
         size_t j = i;
-        while (j > 0 && tuples_compare(t + (j - 1) * arity, tmp, arity) > 0) {
+        while (j > 0 && tuples_compare(t + (j - 1) * arity, tmp, k) > 0) {
             memcpy(t + j * arity, t + (j - 1) * arity, arity * sizeof *tmp);
             j--;
         }
@@ -66,24 +68,24 @@ static void insertion_sort(uint64_t *t, size_t n, unsigned arity)
 
 /* Quicksort with median-of-three pivot; recursion on the smaller part keeps
  * the stack logarithmic. */
-static void quick_sort(uint64_t *t, size_t n, unsigned arity)
+static void quick_sort(uint64_t *t, size_t n, unsigned arity, unsigned k)
 {
     uint64_t pivot[RAVEL_MAX_ARITY];
     while (n > SMALL_SORT) {
         uint64_t *a = t, *m = t + (n / 2) * arity, *z = t + (n - 1) * arity;
-        if (tuples_compare(m, a, arity) < 0)
+        if (tuples_compare(m, a, k) < 0)
             swap_tuples(m, a, arity);
-        if (tuples_compare(z, m, arity) < 0) {
+        if (tuples_compare(z, m, k) < 0) {
             swap_tuples(z, m, arity);
-            if (tuples_compare(m, a, arity) < 0)
+            if (tuples_compare(m, a, k) < 0)
                 swap_tuples(m, a, arity);
         }
         memcpy(pivot, m, arity * sizeof *pivot);
         size_t i = 0, j = n - 1;
         for (;;) {
-            while (tuples_compare(t + i * arity, pivot, arity) < 0)
+            while (tuples_compare(t + i * arity, pivot, k) < 0)
                 i++;
-            while (tuples_compare(t + j * arity, pivot, arity) > 0)
+            while (tuples_compare(t + j * arity, pivot, k) > 0)
                 j--;
             if (i >= j)
                 break;
@@ -93,15 +95,15 @@ static void quick_sort(uint64_t *t, size_t n, unsigned arity)
         }
         size_t left = j + 1, right = n - left;
         if (left < right) {
-            quick_sort(t, left, arity);
+            quick_sort(t, left, arity, k);
             t += left * arity;
             n = right;
         } else {
-            quick_sort(t + left * arity, right, arity);
+            quick_sort(t + left * arity, right, arity, k);
             n = left;
         }
     }
-    insertion_sort(t, n, arity);
+    insertion_sort(t, n, arity, k);
 }
 
 ALWAYS_INLINE unsigned tuple_digit(const uint64_t *s, unsigned pos)
@@ -199,14 +201,14 @@ static void flag_level(uint64_t *t, size_t n, unsigned arity, unsigned pos,
  * the size of the input: an iteration's candidates are the engine's largest
  * transient, and a copy of them was half of its peak memory.  Recursion
  * depth is at most npass. */
-static void flag_sort(uint64_t *t, size_t n, unsigned arity,
+static void flag_sort(uint64_t *t, size_t n, unsigned arity, unsigned k,
                       const unsigned *pass, unsigned npass, uint64_t *scratch,
                       size_t scratch_tuples)
 {
     if (npass == 0 || n < 2)
         return;
     if (n <= SMALL_SORT) {
-        insertion_sort(t, n, arity);
+        insertion_sort(t, n, arity, k);
         return;
     }
     if (n <= scratch_tuples) {
@@ -217,25 +219,27 @@ static void flag_sort(uint64_t *t, size_t n, unsigned arity,
     flag_level(t, n, arity, pass[0], count, end);
     for (unsigned d = 0; d < 256; d++)
         if (count[d] > 1)
-            flag_sort(t + (end[d] - count[d]) * arity, count[d], arity,
+            flag_sort(t + (end[d] - count[d]) * arity, count[d], arity, k,
                       pass + 1, npass - 1, scratch, scratch_tuples);
 }
 
-static void tuples_sort(uint64_t *t, size_t n, unsigned arity)
+void tuples_sort_prefix(uint64_t *t, size_t n, unsigned arity, unsigned k)
 {
+    if (k == 0)
+        return;
     if (n <= SMALL_SORT) {
-        insertion_sort(t, n, arity);
+        insertion_sort(t, n, arity, k);
         return;
     }
     /* The bits in which some tuple differs from the first, per column. */
     uint64_t varies[RAVEL_MAX_ARITY] = {0};
     for (size_t i = 1; i < n; i++) {
         const uint64_t *s = t + i * arity;
-        for (unsigned c = 0; c < arity; c++)
+        for (unsigned c = 0; c < k; c++)
             varies[c] |= s[c] ^ t[c];
     }
     unsigned pass[8 * RAVEL_MAX_ARITY], npass = 0;
-    for (unsigned c = 0; c < arity; c++)
+    for (unsigned c = 0; c < k; c++)
         for (unsigned b = 8; b-- > 0;)
             if ((varies[c] >> (8 * b)) & 0xff)
                 pass[npass++] = c * 8 + b;
@@ -245,27 +249,10 @@ static void tuples_sort(uint64_t *t, size_t n, unsigned arity)
         if (scratch_tuples > n)
             scratch_tuples = n;
         uint64_t *scratch = malloc(scratch_tuples * arity * sizeof *scratch);
-        flag_sort(t, n, arity, pass, npass, scratch,
+        flag_sort(t, n, arity, k, pass, npass, scratch,
                   scratch ? scratch_tuples : 0);
         free(scratch);
     } else {
-        quick_sort(t, n, arity);
+        quick_sort(t, n, arity, k);
     }
-}
-
-size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity)
-{
-    if (n == 0)
-        return 0;
-    tuples_sort(t, n, arity);
-    size_t w = 1;
-    for (size_t i = 1; i < n; i++) {
-        const uint64_t *s = t + i * arity;
-        if (tuples_compare(t + (w - 1) * arity, s, arity) != 0) {
-            if (w != i)
-                memcpy(t + w * arity, s, arity * sizeof *s);
-            w++;
-        }
-    }
-    return w;
 }

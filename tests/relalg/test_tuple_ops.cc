@@ -1,6 +1,6 @@
-// The engine's tuple primitives (relalg/tuple_sort.c, tuple_ops.c,
-// packed.c) against the C++ standard library: sort + unique, difference,
-// merge, flat and packed.
+// The engine's tuple primitives (relalg/tuple_sort.c, tuple_reduce.c,
+// tuple_ops.c, packed.c) against the C++ standard library: sort + unique,
+// difference, merge, flat and packed.
 // Shapes cover both sorting paths (radix on few varying bytes, quicksort on
 // many), every arity class, heavy duplication and none.
 #include <gtest/gtest.h>
@@ -104,18 +104,19 @@ TEST(TupleOps, SortUniqueOfPresortedAndReversedInput)
     EXPECT_EQ(flat, expect);
 }
 
-TEST(TupleOps, DifferenceAndMergeMatchStd)
+TEST(TupleOps, ReduceAgainstFlatAndMergeMatchStd)
 {
     std::mt19937_64 rng(9);
     for (unsigned arity : {1u, 2u, 3u}) {
-        Tuples a = sorted_unique(random_tuples(rng, 30000, arity, 9));
+        Tuples raw = random_tuples(rng, 30000, arity, 9);
+        Tuples a = sorted_unique(raw);
         Tuples b = sorted_unique(random_tuples(rng, 20000, arity, 9));
         Tuples diff;
         std::set_difference(a.begin(), a.end(), b.begin(), b.end(),
                             std::back_inserter(diff));
-        std::vector<uint64_t> fa = flatten(a, arity), fb = flatten(b, arity);
-        size_t n = tuples_difference(fa.data(), a.size(), fb.data(),
-                                     b.size(), arity);
+        std::vector<uint64_t> fa = flatten(raw, arity), fb = flatten(b, arity);
+        size_t n = tuples_reduce(fa.data(), raw.size(), arity, fb.data(),
+                                 b.size(), nullptr);
         fa.resize(n * arity);
         EXPECT_EQ(fa, flatten(diff, arity)) << "arity=" << arity;
 
@@ -173,12 +174,13 @@ TEST(PackedTuples, RoundTripDifferenceAndMergeMatchStd)
         pack(fa, a.size(), arity, &p);
         EXPECT_EQ(unpack(&p, arity), fa) << "n=" << s.n << " arity=" << arity;
 
-        // b minus p
+        // b minus p, b given reversed
         Tuples diff;
         std::set_difference(b.begin(), b.end(), a.begin(), a.end(),
                             std::back_inserter(diff));
-        std::vector<uint64_t> fb = flatten(b, arity);
-        size_t n = packed_difference(fb.data(), b.size(), &p, arity);
+        Tuples rb(b.rbegin(), b.rend());
+        std::vector<uint64_t> fb = flatten(rb, arity);
+        size_t n = tuples_reduce(fb.data(), b.size(), arity, nullptr, 0, &p);
         fb.resize(n * arity);
         EXPECT_EQ(fb, flatten(diff, arity)) << "n=" << s.n;
 
@@ -206,6 +208,76 @@ TEST(PackedTuples, ARepeatedTupleIsStoredOnce)
         ASSERT_EQ(packed_append(&w, x), MPI_SUCCESS);
     EXPECT_EQ(unpack(&p, 2), (std::vector<uint64_t>{1, 2, 1, 3, 4, 0}));
     packed_free(&p);
+}
+
+// Candidates reduced in one bitmap (their box is small), or group by group
+// (groups of all columns but the last, dense, sparse or mixed), against a
+// full split between a flat and a packed part, the way storage holds it:
+// the result is the sorted distinct candidates that neither part holds.
+// Last columns sit near 0 and near 2^64 - 1, so the bitmaps' range
+// arithmetic is checked at both ends; a prefix stride of 2^40 makes the
+// box too large for one bitmap while the groups stay dense.
+TEST(TupleOps, ReduceDropsRepeatsAndHeldTuplesInDenseAndSparseGroups)
+{
+    std::mt19937_64 rng(11);
+    struct Case {
+        unsigned arity, prefix_bits, last_bits;
+        uint64_t last_base, prefix_stride;
+        size_t n, held_per_two_candidates;
+    };
+    const uint64_t wide = 1ull << 40;
+    const Case cases[] = {
+        {1, 0, 10, 0, 1, 5000, 1},           {1, 0, 40, 0, 1, 5000, 1},
+        {1, 0, 12, ~0ull - 4095, 1, 9000, 1}, {2, 4, 10, 0, 1, 100000, 1},
+        {2, 12, 20, 0, 1, 50000, 1},         {2, 6, 8, ~0ull - 255, 1, 60000, 1},
+        {2, 3, 16, 1000, 1, 200000, 1},      {3, 2, 9, 0, 1, 40000, 1},
+        {4, 2, 7, 5, 1, 30000, 1},           {2, 0, 6, 0, 1, 64, 1},
+        {2, 1, 3, 0, 1, 15, 1},              {2, 4, 10, 0, wide, 100000, 1},
+        {2, 6, 8, ~0ull - 255, wide, 60000, 1}, {3, 2, 9, 7, wide, 40000, 1},
+        // full far larger than the candidates: searched, not read whole
+        {2, 4, 12, 0, 1, 4000, 40},          {2, 4, 12, 0, wide, 4000, 40},
+        {1, 0, 16, 3, 1, 3000, 40},
+    };
+    for (const Case &c : cases) {
+        unsigned k = c.arity - 1;
+        uint64_t pmask = c.prefix_bits ? (1ull << c.prefix_bits) - 1 : 0;
+        uint64_t lmask = (1ull << c.last_bits) - 1;
+        auto draw = [&](size_t n) {
+            Tuples t(n, std::vector<uint64_t>(c.arity));
+            for (auto &row : t) {
+                for (unsigned i = 0; i < k; i++)
+                    row[i] = (rng() & pmask) * c.prefix_stride;
+                row[k] = c.last_base + (rng() & lmask);
+            }
+            return t;
+        };
+        Tuples cand = draw(c.n);
+        // Half the groups made sparse: their last columns spread wide.
+        for (auto &row : cand)
+            if (k > 0 && (row[0] / c.prefix_stride & 1))
+                row[k] = c.last_base + (rng() & (lmask >> 1)) * 977 % lmask;
+        Tuples held =
+            sorted_unique(draw(c.n * c.held_per_two_candidates / 2 + 1));
+        Tuples flat_part, packed_part;
+        for (const auto &row : held)
+            (rng() & 1 ? flat_part : packed_part).push_back(row);
+        Tuples expect;
+        Tuples u = sorted_unique(cand);
+        std::set_difference(u.begin(), u.end(), held.begin(), held.end(),
+                            std::back_inserter(expect));
+
+        std::vector<uint64_t> ff = flatten(flat_part, c.arity);
+        packed_tuples p;
+        pack(flatten(packed_part, c.arity), packed_part.size(), c.arity, &p);
+        std::vector<uint64_t> t = flatten(cand, c.arity);
+        size_t n = tuples_reduce(t.data(), cand.size(), c.arity, ff.data(),
+                                 flat_part.size(), &p);
+        t.resize(n * c.arity);
+        EXPECT_EQ(t, flatten(expect, c.arity))
+            << "arity=" << c.arity << " prefix_bits=" << c.prefix_bits
+            << " last_bits=" << c.last_bits << " n=" << c.n;
+        packed_free(&p);
+    }
 }
 
 } // namespace

@@ -1,0 +1,339 @@
+/* Reducing candidates to new tuples: sorted, without repeats, without what
+ * the relation already holds.
+ *
+ * Candidates are the engine's bulk: TC of wiki-Vote makes 297 million for
+ * its 11.9 million paths, and sorting them on every byte, then searching
+ * full for each survivor, took three quarters of a 1-rank profile
+ * (relalg/README.md).  Dense closures repeat candidates within a small box
+ * of values: wiki-Vote's 8,297 nodes make 69 million possible paths, a
+ * bitmap of 8.6 MB.  So, when one bit for every tuple of the candidates'
+ * box takes at most half the candidates' own bytes, each candidate sets its
+ * bit, each tuple of full in the box clears its own, and the bits left are
+ * written out in order: no sort, no comparison.  Otherwise the candidates
+ * are sorted on their first arity - 1 columns only (the groups that share
+ * them: in TC, the paths into one node), and each group is reduced on its
+ * own:
+ *   - dense (at least one candidate per 64 values of its range): a bit per
+ *     value is set, full's tuples in the group's range clear theirs, and
+ *     the bits left are written out in order: the last column is never
+ *     sorted, and full is read without a comparison per candidate;
+ *   - sparse: sorted on the last column, and each tuple kept when it is
+ *     neither a repeat nor in full (found by galloping, full read forward).
+ * Groups come in increasing order, so full's flat array and packed cursor
+ * only move forward over the whole call. */
+#include "relalg_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A group of fewer candidates is sorted: a bitmap's set-up costs more. */
+#define DENSE_MIN_TUPLES 16
+/* The largest bitmap, in words (1 MiB: ranges up to 8 million values). */
+#define BITMAP_MAX_WORDS ((size_t)1 << 17)
+
+/* full as the walk reads it: its flat part and its packed part. */
+typedef struct {
+    const uint64_t *flat;
+    size_t nflat, j; /* flat[j] is the next flat tuple not yet passed */
+    int packed;      /* cursor is on the packed part */
+    packed_cursor cursor;
+    unsigned arity;
+} full_walk;
+
+static int full_has(full_walk *f, const uint64_t *t)
+{
+    unsigned a = f->arity;
+    f->j = tuples_lower_bound(f->flat, f->j, f->nflat, a, t, a);
+    if (f->j < f->nflat && tuples_compare(f->flat + f->j * a, t, a) == 0)
+        return 1;
+    if (!f->packed)
+        return 0;
+    packed_cursor_advance_to(&f->cursor, t);
+    return !f->cursor.at_end && tuples_compare(f->cursor.cur, t, a) == 0;
+}
+
+/* Whether full holds at most about `most` tuples from lo to hi: then
+ * reading them all (clearing bits) costs less than searching full for each
+ * candidate, which is what a small set of candidates against a large full
+ * wants (fe_sphere's late iterations).  Exact on the flat part; the packed
+ * part is counted in whole blocks. */
+static int few_held_between(full_walk *f, const uint64_t *lo,
+                            const uint64_t *hi, size_t most)
+{
+    unsigned a = f->arity;
+    size_t i = tuples_lower_bound(f->flat, f->j, f->nflat, a, lo, a);
+    size_t held = tuples_lower_bound(f->flat, i, f->nflat, a, hi, a) - i;
+    if (f->packed) {
+        const packed_tuples *p = f->cursor.p;
+        held += (packed_block_at(p, a, hi) - packed_block_at(p, a, lo) + 1) *
+                PACKED_BLOCK;
+    }
+    return held <= most;
+}
+
+/* Drops from sorted unique t[from..w) what full holds; returns the new w. */
+static size_t drop_held(uint64_t *t, size_t from, size_t w, full_walk *f)
+{
+    unsigned a = f->arity;
+    size_t out = from;
+    for (size_t i = from; i < w; i++)
+        if (!full_has(f, t + i * a)) {
+            if (out != i)
+                memcpy(t + out * a, t + i * a, a * sizeof *t);
+            out++;
+        }
+    return out;
+}
+
+static inline void clear_bit(uint64_t *bits, uint64_t v)
+{
+    bits[v / 64] &= ~((uint64_t)1 << (v % 64));
+}
+
+/* Clears the bit of every tuple of full that has key's first arity - 1
+ * columns and a last column in [lo, hi] (bit v - lo for value v). */
+static void clear_held(full_walk *f, uint64_t *key, uint64_t lo, uint64_t hi,
+                       uint64_t *bits)
+{
+    unsigned a = f->arity, k = a - 1;
+    key[k] = lo;
+    f->j = tuples_lower_bound(f->flat, f->j, f->nflat, a, key, a);
+    for (; f->j < f->nflat; f->j++) {
+        const uint64_t *s = f->flat + f->j * a;
+        if (tuples_compare(s, key, k) != 0 || s[k] > hi)
+            break;
+        clear_bit(bits, s[k] - lo);
+    }
+    if (!f->packed)
+        return;
+    packed_cursor *c = &f->cursor;
+    for (packed_cursor_advance_to(c, key); !c->at_end; packed_cursor_next(c)) {
+        if (tuples_compare(c->cur, key, k) != 0 || c->cur[k] > hi)
+            break;
+        clear_bit(bits, c->cur[k] - lo);
+    }
+}
+
+/* The dense group t[lo..hi), last column in [min, max], reduced through
+ * bits (of (max - min) / 64 + 1 words) and written from t[w]; returns the
+ * new w.  w <= lo, and the group is read whole before anything is
+ * written. */
+static size_t reduce_dense(uint64_t *t, size_t lo, size_t hi, size_t w,
+                           uint64_t min, uint64_t max, uint64_t *bits,
+                           full_walk *f)
+{
+    unsigned a = f->arity, k = a - 1;
+    size_t words = (size_t)((max - min) / 64) + 1;
+    uint64_t key[RAVEL_MAX_ARITY], last[RAVEL_MAX_ARITY];
+    memcpy(key, t + lo * a, k * sizeof *key);
+    memcpy(last, key, k * sizeof *key);
+    key[k] = min;
+    last[k] = max;
+    memset(bits, 0, words * sizeof *bits);
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t v = t[i * a + k] - min;
+        bits[v / 64] |= (uint64_t)1 << (v % 64);
+    }
+    int walk = few_held_between(f, key, last, 2 * (hi - lo));
+    if (walk)
+        clear_held(f, key, min, max, bits);
+    size_t from = w;
+    for (size_t x = 0; x < words; x++)
+        for (uint64_t b = bits[x]; b; b &= b - 1) {
+            uint64_t *out = t + w++ * a;
+            memcpy(out, key, k * sizeof *key);
+            out[k] = min + 64 * (uint64_t)x + (uint64_t)__builtin_ctzll(b);
+        }
+    return walk ? w : drop_held(t, from, w, f);
+}
+
+/* The sparse group t[lo..hi) sorted on its last column, written from t[w]
+ * without repeats or what full holds; returns the new w (w <= lo). */
+static size_t reduce_sparse(uint64_t *t, size_t lo, size_t hi, size_t w,
+                            full_walk *f)
+{
+    unsigned a = f->arity;
+    tuples_sort_prefix(t + lo * a, hi - lo, a, a);
+    const uint64_t *prev = NULL;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t *s = t + i * a;
+        /* t[i - 1] is never written over before t[i] is read: w <= i - 1
+         * writes it only with itself. */
+        int repeat = prev && tuples_compare(prev, s, a) == 0;
+        prev = s;
+        if (repeat || full_has(f, s))
+            continue;
+        if (w != i)
+            memcpy(t + w * a, s, a * sizeof *s);
+        w++;
+    }
+    return w;
+}
+
+/* Whether t[0..n)'s tuples all lie in a box small enough for one bit per
+ * tuple of it: each column's range, the last one's rounded up to whole
+ * words, taking at most half the bytes of the tuples themselves.  *words
+ * and the box's corner (min, max) and row length come back. */
+static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
+                           uint64_t *min, uint64_t *max, size_t *row_words,
+                           size_t *words)
+{
+    memcpy(min, t, arity * sizeof *min);
+    memcpy(max, t, arity * sizeof *max);
+    for (size_t i = 1; i < n; i++)
+        for (unsigned c = 0; c < arity; c++) {
+            uint64_t v = t[i * arity + c];
+            min[c] = v < min[c] ? v : min[c];
+            max[c] = v > max[c] ? v : max[c];
+        }
+    size_t limit = n / 2 * arity; /* words: half the tuples' bytes */
+    uint64_t total = (max[arity - 1] - min[arity - 1]) / 64 + 1;
+    if (total > limit)
+        return 0;
+    *row_words = (size_t)total;
+    for (unsigned c = 0; c + 1 < arity; c++) {
+        uint64_t span = max[c] - min[c];
+        if (span >= limit || span + 1 > limit / total)
+            return 0;
+        total *= span + 1;
+    }
+    *words = (size_t)total;
+    /* The bitmap counts as tuple memory, and is only an optimisation: over
+     * the limit, the sort does the work. */
+    uint64_t cap = budget_limit();
+    return cap == 0 || budget_held() + total * 8 <= cap;
+}
+
+/* The bit of tuple s, which lies in the box of fits_one_bitmap. */
+static inline uint64_t box_bit(const uint64_t *s, unsigned arity,
+                               const uint64_t *min, const uint64_t *max,
+                               size_t row_bits)
+{
+    uint64_t row = 0;
+    for (unsigned c = 0; c + 1 < arity; c++)
+        row = row * (max[c] - min[c] + 1) + (s[c] - min[c]);
+    return row * row_bits + (s[arity - 1] - min[arity - 1]);
+}
+
+static inline int in_box(const uint64_t *s, unsigned arity,
+                         const uint64_t *min, const uint64_t *max)
+{
+    for (unsigned c = 0; c < arity; c++)
+        if (s[c] < min[c] || s[c] > max[c])
+            return 0;
+    return 1;
+}
+
+/* The box of fits_one_bitmap as bits: set for every tuple of t, cleared for
+ * every tuple full holds, and written back in order (a row is one value of
+ * all columns but the last, rows in order; a row's bits are its last
+ * column's values).  Returns the count; SIZE_MAX when the bitmap could not
+ * be allocated. */
+static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
+                                   const uint64_t *min, const uint64_t *max,
+                                   size_t row_words, size_t words,
+                                   full_walk *f)
+{
+    unsigned k = arity - 1;
+    uint64_t *bits = calloc(words, sizeof *bits);
+    if (!bits)
+        return SIZE_MAX;
+    budget_note(0, words * sizeof *bits);
+    size_t row_bits = 64 * row_words;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = box_bit(t + i * arity, arity, min, max, row_bits);
+        bits[v / 64] |= (uint64_t)1 << (v % 64);
+    }
+    /* full's tuples from the box's first corner to its last, read when
+     * they are few, else searched for after. */
+    int walk = few_held_between(f, min, max, 2 * n);
+    size_t j = tuples_lower_bound(f->flat, 0, f->nflat, arity, min, arity);
+    for (; walk && j < f->nflat && f->flat[j * arity] <= max[0]; j++)
+        if (in_box(f->flat + j * arity, arity, min, max))
+            clear_bit(bits, box_bit(f->flat + j * arity, arity, min, max,
+                                    row_bits));
+    packed_cursor *cur = &f->cursor;
+    if (walk && f->packed)
+        for (packed_cursor_advance_to(cur, min);
+             !cur->at_end && cur->cur[0] <= max[0]; packed_cursor_next(cur))
+            if (in_box(cur->cur, arity, min, max))
+                clear_bit(bits, box_bit(cur->cur, arity, min, max, row_bits));
+    /* Written out row by row, key holding the row's columns. */
+    uint64_t key[RAVEL_MAX_ARITY];
+    memcpy(key, min, arity * sizeof *key);
+    size_t w = 0;
+    for (size_t r = 0; r < words / row_words; r++) {
+        const uint64_t *b = bits + r * row_words;
+        for (size_t x = 0; x < row_words; x++)
+            for (uint64_t y = b[x]; y; y &= y - 1) {
+                uint64_t *out = t + w++ * arity;
+                memcpy(out, key, k * sizeof *key);
+                out[k] = min[k] + 64 * (uint64_t)x +
+                         (uint64_t)__builtin_ctzll(y);
+            }
+        for (unsigned c = k; c-- > 0;) { /* the next row, last column first */
+            if (key[c] < max[c]) {
+                key[c]++;
+                break;
+            }
+            key[c] = min[c];
+        }
+    }
+    free(bits);
+    budget_note(words * sizeof *bits, 0);
+    return walk ? w : drop_held(t, 0, w, f);
+}
+
+size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
+                     const uint64_t *flat, size_t nflat,
+                     const packed_tuples *packed)
+{
+    if (n == 0)
+        return 0;
+    unsigned k = arity - 1;
+    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
+    if (packed && packed->n > 0) {
+        f.packed = 1;
+        packed_cursor_seek(&f.cursor, packed, arity, 0);
+    }
+    uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
+    size_t row_words, words;
+    if (fits_one_bitmap(t, n, arity, min, max, &row_words, &words)) {
+        size_t w = reduce_in_one_bitmap(t, n, arity, min, max, row_words,
+                                        words, &f);
+        if (w != SIZE_MAX)
+            return w;
+    }
+    tuples_sort_prefix(t, n, arity, k);
+    /* A dense group has at least as many tuples as its bitmap has words. */
+    size_t cap = n < BITMAP_MAX_WORDS ? n : BITMAP_MAX_WORDS;
+    uint64_t *bits = NULL;
+    int no_bits = 0; /* the bitmap could not be had: sort every group */
+    size_t w = 0;
+    for (size_t lo = 0; lo < n;) {
+        const uint64_t *first = t + lo * arity;
+        uint64_t min = first[k], max = first[k];
+        size_t hi = lo + 1;
+        for (; hi < n && tuples_compare(t + hi * arity, first, k) == 0;
+             hi++) {
+            uint64_t v = t[hi * arity + k];
+            min = v < min ? v : min;
+            max = v > max ? v : max;
+        }
+        uint64_t words = (max - min) / 64 + 1;
+        int dense = hi - lo >= DENSE_MIN_TUPLES && words <= hi - lo &&
+                    words <= cap && !no_bits;
+        if (dense && !bits && !(bits = malloc(cap * sizeof *bits)))
+            dense = 0, no_bits = 1; /* slower, not wrong */
+        w = dense ? reduce_dense(t, lo, hi, w, min, max, bits, &f)
+                  : reduce_sparse(t, lo, hi, w, &f);
+        lo = hi;
+    }
+    free(bits);
+    return w;
+}
+
+size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity)
+{
+    return tuples_reduce(t, n, arity, NULL, 0, NULL);
+}
