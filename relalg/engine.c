@@ -73,6 +73,8 @@ int ravel_engine_create(MPI_Comm comm, const ravel_engine_options *o,
     e->backend_is_auto = fn == ravel_alltoallv_auto;
     e->buckets = o->buckets ? o->buckets : 64 * (uint64_t)e->size;
     e->seed_sub = o->seed ^ 0x9e3779b97f4a7c15ull;
+    /* Without it placement is slower, not wrong. */
+    e->bucket_memo = calloc(BUCKET_MEMO_SIZE, sizeof *e->bucket_memo);
     uint64_t safe = (uint64_t)INT_MAX / 8 / (uint64_t)e->size;
     if (e->opt.max_block_elements == 0 || e->opt.max_block_elements > safe)
         e->opt.max_block_elements = safe;
@@ -172,6 +174,7 @@ void ravel_engine_free(ravel_engine *e)
         relation_free(&e->rels[i]);
     free(e->rels);
     free(e->balance_scratch);
+    free(e->bucket_memo);
     for (size_t s = 0; s < e->nstrata; s++) {
         for (size_t i = 0; i < e->strata[s].nrules; i++) {
             free(e->strata[s].rules[i].terms);

@@ -17,7 +17,17 @@
 uint64_t placement_bucket(const ravel_engine *e, const relation *r,
                           const uint64_t *t)
 {
-    return ravel_hash_columns(t, r->key, e->opt.seed) % e->buckets;
+    if (r->key != 1 || !e->bucket_memo)
+        return ravel_hash_columns(t, r->key, e->opt.seed) % e->buckets;
+    /* Fibonacci hashing picks the entry: one multiplication. */
+    bucket_memo *m = &e->bucket_memo[(t[0] * 0x9e3779b97f4a7c15ull) >>
+                                     (64 - BUCKET_MEMO_BITS)];
+    if (m->bucket_plus_1 && m->key == t[0])
+        return m->bucket_plus_1 - 1;
+    uint64_t b = ravel_hash_columns(t, 1, e->opt.seed) % e->buckets;
+    m->key = t[0];
+    m->bucket_plus_1 = b + 1;
+    return b;
 }
 
 int placement_rank(const ravel_engine *e, const relation *r,

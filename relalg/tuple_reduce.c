@@ -170,13 +170,9 @@ static size_t reduce_sparse(uint64_t *t, size_t lo, size_t hi, size_t w,
     return w;
 }
 
-/* Whether t[0..n)'s tuples all lie in a box small enough for one bit per
- * tuple of it: each column's range, the last one's rounded up to whole
- * words, taking at most half the bytes of the tuples themselves.  *words
- * and the box's corner (min, max) and row length come back. */
-static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
-                           uint64_t *min, uint64_t *max, size_t *row_words,
-                           size_t *words)
+/* The smallest and largest value of each column of t[0..n). */
+ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
+                          uint64_t *min, uint64_t *max)
 {
     memcpy(min, t, arity * sizeof *min);
     memcpy(max, t, arity * sizeof *max);
@@ -186,6 +182,17 @@ static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
             min[c] = v < min[c] ? v : min[c];
             max[c] = v > max[c] ? v : max[c];
         }
+}
+
+/* Whether t[0..n)'s tuples all lie in a box small enough for one bit per
+ * tuple of it: each column's range, the last one's rounded up to whole
+ * words, taking at most half the bytes of the tuples themselves.  *words
+ * and the box's corner (min, max) and row length come back. */
+static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
+                           uint64_t *min, uint64_t *max, size_t *row_words,
+                           size_t *words)
+{
+    WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, min, max))
     size_t limit = n / 2 * arity; /* words: half the tuples' bytes */
     uint64_t total = (max[arity - 1] - min[arity - 1]) / 64 + 1;
     if (total > limit)
@@ -205,7 +212,7 @@ static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
 }
 
 /* The bit of tuple s, which lies in the box of fits_one_bitmap. */
-static inline uint64_t box_bit(const uint64_t *s, unsigned arity,
+ALWAYS_INLINE uint64_t box_bit(const uint64_t *s, unsigned arity,
                                const uint64_t *min, const uint64_t *max,
                                size_t row_bits)
 {
@@ -213,6 +220,16 @@ static inline uint64_t box_bit(const uint64_t *s, unsigned arity,
     for (unsigned c = 0; c + 1 < arity; c++)
         row = row * (max[c] - min[c] + 1) + (s[c] - min[c]);
     return row * row_bits + (s[arity - 1] - min[arity - 1]);
+}
+
+ALWAYS_INLINE void set_box_bits(const uint64_t *t, size_t n, unsigned arity,
+                                const uint64_t *min, const uint64_t *max,
+                                size_t row_bits, uint64_t *bits)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = box_bit(t + i * arity, arity, min, max, row_bits);
+        bits[v / 64] |= (uint64_t)1 << (v % 64);
+    }
 }
 
 static inline int in_box(const uint64_t *s, unsigned arity,
@@ -240,10 +257,8 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
         return SIZE_MAX;
     budget_note(0, words * sizeof *bits);
     size_t row_bits = 64 * row_words;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = box_bit(t + i * arity, arity, min, max, row_bits);
-        bits[v / 64] |= (uint64_t)1 << (v % 64);
-    }
+    WITH_CONSTANT_WIDTH(arity, w, set_box_bits(t, n, w, min, max, row_bits,
+                                               bits))
     /* full's tuples from the box's first corner to its last, read when
      * they are few, else searched for after. */
     int walk = few_held_between(f, min, max, 2 * n);

@@ -23,23 +23,6 @@
 /* Below this many tuples, insertion sort. */
 #define SMALL_SORT 24
 
-/* The loops that move tuples are compiled once per common arity (1 to 4
- * columns) as well as for any arity: with the width a constant, a tuple's
- * copy is a few moves instead of a call to memcpy (7.5% of the samples of
- * a profile of TC on ego-Facebook, relalg/README.md). */
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* Runs `call` with `w` the tuple width `arity`, a constant for 1 to 4
- * columns: the one place that says which widths are compiled apart. */
-#define WITH_CONSTANT_WIDTH(arity, w, call)                                    \
-    switch (arity) {                                                           \
-    case 1: { const unsigned w = 1; call; } break;                             \
-    case 2: { const unsigned w = 2; call; } break;                             \
-    case 3: { const unsigned w = 3; call; } break;                             \
-    case 4: { const unsigned w = 4; call; } break;                             \
-    default: { const unsigned w = (arity); call; } break;                      \
-    }
-
 ALWAYS_INLINE void swap_tuples(uint64_t *a, uint64_t *b, unsigned arity)
 {
     for (unsigned i = 0; i < arity; i++) {
