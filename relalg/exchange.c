@@ -70,12 +70,13 @@ int outbox_ensure(ravel_engine *e)
     return MPI_SUCCESS;
 }
 
-/* A full outbox buffer is first deduplicated in place (and, for this rank,
- * stripped of what the target already holds), which bounds the memory of an
- * iteration's candidates by about twice the distinct new ones.  It grows
- * when that freed less than half of it, so that the next compaction comes
- * after at least as many new candidates as survived this one: a candidate is
- * sorted at most about twice, not once per compaction. */
+/* A full outbox buffer is first reduced in place (deduplicated and, for
+ * this rank, stripped of what the target already holds: tuples_reduce),
+ * which bounds the memory of an iteration's candidates by about twice the
+ * distinct new ones.  It grows when that freed less than half of it, so
+ * that the next compaction comes after at least as many new candidates as
+ * survived this one: a candidate is reduced at most about twice, not once
+ * per compaction. */
 static int push_compacting(ravel_engine *e, int target, int rank,
                            tuple_buf *b, const uint64_t *t)
 {

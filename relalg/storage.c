@@ -3,10 +3,11 @@
  *
  * full and delta are sorted duplicate-free arrays.  Candidates are sorted
  * and deduplicated in bulk and stripped of what full already holds, in one
- * walk (tuple_reduce.c), and what is left becomes the new delta and is merged into full
- * from the back, so full is never copied.  A full that no rule reads (in TC,
- * path: the join reads its delta) is packed to a few bytes per tuple (see
- * packed.c) as it grows; anything else that must read it unpacks it. */
+ * call (tuple_reduce.c); what is left becomes the new delta and is merged
+ * into full from the back, so full is never copied.  A full that no rule
+ * reads (in TC, path: the join reads its delta) is packed to a few bytes
+ * per tuple (see packed.c) as it grows; anything else that must read it
+ * unpacks it. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
