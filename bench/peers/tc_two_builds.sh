@@ -21,6 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 shared=$top/../shared
 manifest=$shared/datasets/suitesparse/MANIFEST.tsv
 runs=${RUNS:-3}
+. "$top/bench/exchange/graph_args.sh"
 for b in "$before" "$after"; do
   [[ -x $b/apps/tc/ravel-tc ]] ||
     { echo "tc_two_builds.sh: no $b/apps/tc/ravel-tc (build it first)" >&2; exit 1; }
@@ -31,13 +32,10 @@ trap 'rm -rf "$work"' EXIT
 echo "graph,ranks,build,run,wall_s,exchange_s,compute_s,paths,peak_mib,load_before"
 for spec in "$@"; do
   graph=${spec%%:*} ranks=${spec#*:}
-  file=$(awk -F'\t' -v n="$graph" '$1 == n { print $2 }' "$manifest")
   published=$(awk -F'\t' -v n="$graph" '$1 == n { print $4 }' "$manifest")
-  [[ -n $file && $ranks =~ ^[0-9]+$ ]] ||
+  [[ -n $published && $ranks =~ ^[0-9]+$ ]] ||
     { echo "tc_two_builds.sh: '$spec' is not GRAPH:RANKS of $manifest" >&2; exit 1; }
-  flags=()
-  base=$(awk -F'\t' -v n="$graph" '$1 == n { print $5 }' "$top/datasets/manifest.tsv")
-  [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
+  graph_args "$top" tc_two_builds.sh "$graph" # sets file and flags
   for run in $(seq "$runs"); do
     for which in before after; do
       build=$before
@@ -45,7 +43,7 @@ for spec in "$@"; do
       load=$(cut -d' ' -f1 /proc/loadavg)
       start=$EPOCHREALTIME
       mpiexec -n "$ranks" "$build/apps/tc/ravel-tc" --quiet --json "${flags[@]}" \
-        "$shared/datasets/suitesparse/$file" >"$work/out.json" 2>"$work/err" ||
+        "$file" >"$work/out.json" 2>"$work/err" ||
         { cat "$work/err" >&2; exit 1; }
       end=$EPOCHREALTIME
       python3 - "$work/out.json" "$graph" "$ranks" "$which" "$run" "$start" "$end" \
