@@ -90,6 +90,23 @@ static inline void clear_bit(uint64_t *bits, uint64_t v)
     bits[v / 64] &= ~((uint64_t)1 << (v % 64));
 }
 
+/* Writes from t[w] one tuple for every bit set in bits[0..words): the
+ * first arity - 1 columns from key, the last `first` plus the bit's index;
+ * returns the new w. */
+static inline size_t write_bits(uint64_t *t, size_t w, unsigned arity,
+                                const uint64_t *key, uint64_t first,
+                                const uint64_t *bits, size_t words)
+{
+    unsigned k = arity - 1;
+    for (size_t x = 0; x < words; x++)
+        for (uint64_t b = bits[x]; b; b &= b - 1) {
+            uint64_t *out = t + w++ * arity;
+            memcpy(out, key, k * sizeof *key);
+            out[k] = first + 64 * (uint64_t)x + (uint64_t)__builtin_ctzll(b);
+        }
+    return w;
+}
+
 /* Clears the bit of every tuple of full that has key's first arity - 1
  * columns and a last column in [lo, hi] (bit v - lo for value v). */
 static void clear_held(full_walk *f, uint64_t *key, uint64_t lo, uint64_t hi,
@@ -138,12 +155,7 @@ static size_t reduce_dense(uint64_t *t, size_t lo, size_t hi, size_t w,
     if (walk)
         clear_held(f, key, min, max, bits);
     size_t from = w;
-    for (size_t x = 0; x < words; x++)
-        for (uint64_t b = bits[x]; b; b &= b - 1) {
-            uint64_t *out = t + w++ * a;
-            memcpy(out, key, k * sizeof *key);
-            out[k] = min + 64 * (uint64_t)x + (uint64_t)__builtin_ctzll(b);
-        }
+    w = write_bits(t, w, a, key, min, bits, words);
     return walk ? w : drop_held(t, from, w, f);
 }
 
@@ -278,14 +290,8 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
     memcpy(key, min, arity * sizeof *key);
     size_t w = 0;
     for (size_t r = 0; r < words / row_words; r++) {
-        const uint64_t *b = bits + r * row_words;
-        for (size_t x = 0; x < row_words; x++)
-            for (uint64_t y = b[x]; y; y &= y - 1) {
-                uint64_t *out = t + w++ * arity;
-                memcpy(out, key, k * sizeof *key);
-                out[k] = min[k] + 64 * (uint64_t)x +
-                         (uint64_t)__builtin_ctzll(y);
-            }
+        w = write_bits(t, w, arity, key, min[k], bits + r * row_words,
+                       row_words);
         for (unsigned c = k; c-- > 0;) { /* the next row, last column first */
             if (key[c] < max[c]) {
                 key[c]++;
