@@ -156,6 +156,8 @@ int relation_error(const relation *r, int err)
 static void relation_free(relation *r)
 {
     tuple_buf_free(&r->full);
+    for (unsigned i = 0; i < r->nruns; i++)
+        tuple_buf_free(&r->runs[i]);
     packed_free(&r->packed);
     tuple_buf_free(&r->delta);
     tuple_buf_free(&r->pending);

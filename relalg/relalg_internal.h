@@ -78,13 +78,22 @@ void tuple_buf_shrink(tuple_buf *b, unsigned arity);
  * (tuple_sort.c). */
 void tuples_sort_prefix(uint64_t *t, size_t n, unsigned arity, unsigned k);
 
+/* One sorted duplicate-free array of tuples, read only. */
+typedef struct {
+    const uint64_t *t;
+    size_t n;
+} tuple_run;
+
+/* The most flat runs a relation's full is held in (storage.c). */
+#define FULL_RUNS_MAX 5
+
 struct packed_tuples;
 /* Sorts t[0..n) lexicographically in place and drops repeats and the
- * tuples of a set held as the sorted unique flat[0..nflat) and `packed`
- * (either may be empty; packed may be NULL); returns the new count
- * (tuple_reduce.c). */
+ * tuples of a set held as the disjoint runs flat[0..nflat) and `packed`
+ * (any may be empty; packed may be NULL; nflat <= FULL_RUNS_MAX); returns
+ * the new count (tuple_reduce.c). */
 size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
-                     const uint64_t *flat, size_t nflat,
+                     const tuple_run *flat, unsigned nflat,
                      const struct packed_tuples *packed);
 
 /* tuples_reduce against nothing: sort and drop repeats. */
@@ -202,8 +211,13 @@ typedef struct {
     int populated;                /* derived: filled from its base */
     int never_split;              /* the partials of an aggregate: a
                                      group's must meet on one rank */
-    tuple_buf full;               /* flat; when packed.n > 0, only the
-                                     tuples added since the last packing */
+    tuple_buf full;               /* flat; the oldest and largest run,
+                                     or, when packed.n > 0, the tuples
+                                     added since the last packing */
+    tuple_buf runs[FULL_RUNS_MAX - 1]; /* the rest of full's flat part:
+                                     newer runs, each a small fraction of
+                                     the one before (storage.c) */
+    unsigned nruns;
     packed_tuples packed;         /* the rest of full, when packed */
     int pack_ok;                  /* no rule of the running stratum reads
                                      full: it may be packed */
@@ -465,14 +479,18 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples);
 int storage_install(ravel_engine *e, relation *r, int to_delta);
 void storage_count_buckets(const ravel_engine *e, relation *r,
                            const uint64_t *t, size_t n, int sign);
-const uint64_t *storage_version(const relation *r, ravel_version v,
-                                size_t *n);
+/* Version v of r as the sorted disjoint runs it is held in (delta: one;
+ * full: its flat runs, never packed for a reader); returns their count. */
+unsigned storage_runs(const relation *r, ravel_version v,
+                      tuple_run out[FULL_RUNS_MAX]);
 /* Tuples of full, packed or not. */
 uint64_t storage_full_count(const relation *r);
 /* Sorts t[0..n), drops repeats and what full holds; returns the count. */
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n);
 /* Makes full one flat array again (for readers other than the above). */
 int storage_unpack(relation *r);
+/* Makes full readable by storage_runs: unpacks it when it is packed. */
+int storage_unpack_packed(relation *r);
 
 /* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
 

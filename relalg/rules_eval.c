@@ -122,16 +122,17 @@ static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
 static int eval_copy(ravel_engine *e, const rule *ru)
 {
     const relation *a = &e->rels[ru->source[0]];
-    size_t n;
-    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(a, ru->body[0].version, runs);
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2] = {NULL, NULL};
-    for (size_t i = 0; i < n; i++) {
-        side[0] = t + i * a->arity;
-        int err = produce(e, ru, head_arity, side);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
+    for (unsigned r = 0; r < nruns; r++)
+        for (size_t i = 0; i < runs[r].n; i++) {
+            side[0] = runs[r].t + i * a->arity;
+            int err = produce(e, ru, head_arity, side);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
     return MPI_SUCCESS;
 }
 
@@ -160,13 +161,14 @@ static size_t group_end(const uint64_t *t, size_t lo, size_t n,
     return a;
 }
 
-static int eval_join(ravel_engine *e, const rule *ru)
+/* The join of one run of each side. */
+static int join_runs(ravel_engine *e, const rule *ru, tuple_run a,
+                     tuple_run b)
 {
     const relation *ra = &e->rels[ru->source[0]];
     const relation *rb = &e->rels[ru->source[1]];
-    size_t na, nb;
-    const uint64_t *A = storage_version(ra, ru->body[0].version, &na);
-    const uint64_t *B = storage_version(rb, ru->body[1].version, &nb);
+    const uint64_t *A = a.t, *B = b.t;
+    size_t na = a.n, nb = b.n;
     unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2];
@@ -198,32 +200,84 @@ static int eval_join(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
+/* Each side is one run (delta) or a few (full): the join is the union of
+ * the joins of every pair, runs being disjoint. */
+static int eval_join(ravel_engine *e, const rule *ru)
+{
+    tuple_run a[FULL_RUNS_MAX], b[FULL_RUNS_MAX];
+    unsigned na = storage_runs(&e->rels[ru->source[0]], ru->body[0].version,
+                               a);
+    unsigned nb = storage_runs(&e->rels[ru->source[1]], ru->body[1].version,
+                               b);
+    for (unsigned x = 0; x < na; x++)
+        for (unsigned y = 0; y < nb; y++) {
+            int err = join_runs(e, ru, a[x], b[y]);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
+    return MPI_SUCCESS;
+}
+
+/* Whether some run of b[0..nb) holds a tuple with key's first k columns;
+ * j[] says where each run's search starts, and moves forward. */
+static int runs_hold_key(const tuple_run *b, unsigned nb, size_t *j,
+                         unsigned arity, const uint64_t *key, unsigned k)
+{
+    int held = 0;
+    for (unsigned y = 0; y < nb; y++) {
+        j[y] = tuples_lower_bound(b[y].t, j[y], b[y].n, arity, key, k);
+        held |= j[y] < b[y].n &&
+                tuples_compare(key, b[y].t + j[y] * arity, k) == 0;
+    }
+    return held;
+}
+
 /* The anti-join: each run of left tuples sharing a key is produced whole
- * when right holds no tuple with that key, and skipped otherwise; right is
- * found by galloping from where the last run left it. */
+ * when right holds no tuple with that key, and skipped otherwise; right's
+ * runs are each found by galloping from where the last key left them. */
 static int eval_antijoin(ravel_engine *e, const rule *ru)
 {
     const relation *ra = &e->rels[ru->source[0]];
     const relation *rb = &e->rels[ru->source[1]];
-    size_t na, nb;
-    const uint64_t *A = storage_version(ra, ru->body[0].version, &na);
-    const uint64_t *B = storage_version(rb, RAVEL_FULL, &nb);
+    tuple_run a[FULL_RUNS_MAX], b[FULL_RUNS_MAX];
+    unsigned nra = storage_runs(ra, ru->body[0].version, a);
+    unsigned nrb = storage_runs(rb, RAVEL_FULL, b);
     unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2] = {NULL, NULL};
-    size_t j = 0;
-    for (size_t i = 0; i < na;) {
-        size_t i2 = group_end(A, i, na, aa, k);
-        j = tuples_lower_bound(B, j, nb, ab, A + i * aa, k);
-        if (j == nb || tuples_compare(A + i * aa, B + j * ab, k) != 0)
-            for (size_t x = i; x < i2; x++) {
-                side[0] = A + x * aa;
-                int err = produce(e, ru, head_arity, side);
-                if (err != MPI_SUCCESS)
-                    return err;
-            }
-        i = i2;
+    for (unsigned r = 0; r < nra; r++) {
+        const uint64_t *A = a[r].t;
+        size_t na = a[r].n, j[FULL_RUNS_MAX] = {0};
+        for (size_t i = 0; i < na;) {
+            size_t i2 = group_end(A, i, na, aa, k);
+            if (!runs_hold_key(b, nrb, j, ab, A + i * aa, k))
+                for (size_t x = i; x < i2; x++) {
+                    side[0] = A + x * aa;
+                    int err = produce(e, ru, head_arity, side);
+                    if (err != MPI_SUCCESS)
+                        return err;
+                }
+            i = i2;
+        }
     }
+    return MPI_SUCCESS;
+}
+
+/* An aggregate reads its body as one sorted array (a group's tuples
+ * adjacent): full's runs are merged first. */
+static int one_run(ravel_engine *e, const rule *ru, const uint64_t **t,
+                   size_t *n)
+{
+    relation *a = &e->rels[ru->source[0]];
+    if (ru->body[0].version == RAVEL_FULL || a->delta_is_full) {
+        int err = storage_unpack(a);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    tuple_run runs[FULL_RUNS_MAX];
+    storage_runs(a, ru->body[0].version, runs);
+    *t = runs[0].t;
+    *n = runs[0].n;
     return MPI_SUCCESS;
 }
 
@@ -245,7 +299,10 @@ static int eval_agg_partial(ravel_engine *e, const rule *ru)
 {
     const relation *a = &e->rels[ru->source[0]];
     size_t n;
-    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    const uint64_t *t;
+    int got = one_run(e, ru, &t, &n);
+    if (got != MPI_SUCCESS)
+        return got;
     unsigned k = ru->agg_groups, kk = k ? k : 1;
     uint64_t out[RAVEL_MAX_ARITY] = {0}, vals[RAVEL_MAX_EXPRS];
     const uint64_t *side[2] = {NULL, NULL};
@@ -286,7 +343,10 @@ static int eval_agg_reduce(ravel_engine *e, const rule *ru)
 {
     const relation *a = &e->rels[ru->source[0]];
     size_t n;
-    const uint64_t *t = storage_version(a, ru->body[0].version, &n);
+    const uint64_t *t;
+    int got = one_run(e, ru, &t, &n);
+    if (got != MPI_SUCCESS)
+        return got;
     unsigned k = ru->agg_groups, kk = k ? k : 1;
     ravel_agg combine = ru->agg_op == RAVEL_AGG_COUNT ? RAVEL_AGG_SUM
                                                       : ru->agg_op;

@@ -137,7 +137,7 @@ static int prepare_reads(ravel_engine *e, const stratum *s)
                 r->pack_ok = 0;
             if (err == MPI_SUCCESS &&
                 (ru->body[b].version == RAVEL_FULL || r->delta_is_full))
-                err = storage_unpack(r);
+                err = storage_unpack_packed(r);
         }
     }
     return err;

@@ -3,11 +3,20 @@
  *
  * full and delta are sorted duplicate-free arrays.  Candidates are sorted
  * and deduplicated in bulk and stripped of what full already holds, in one
- * call (tuple_reduce.c); what is left becomes the new delta and is merged
- * into full from the back, so full is never copied.  A full that no rule
- * reads (in TC, path: the join reads its delta) is packed to a few bytes
- * per tuple (see packed.c) as it grows; anything else that must read it
- * unpacks it. */
+ * call (tuple_reduce.c).  What is left becomes the new delta, and full
+ * takes it as a run of its own: full is a few sorted disjoint runs, each at
+ * most a small fraction of the one before (1/32), and a run that grows past
+ * that is merged into the one before (from the back, so full is never
+ * copied).
+ * Merging every delta into one array moved, on each of kCFA's 2,085
+ * iterations, every tuple after the first new one: 63% of the samples of
+ * a 1-rank profile of kcfa k = 2 were memmove (relalg/README.md).  With
+ * runs each tuple moves a few times.  Readers take the runs one by one (a
+ * join of delta with full is the union of its joins with each run).
+ *
+ * A full that no rule reads (in TC, path: the join reads its delta) is
+ * packed to a few bytes per tuple (see packed.c) as it grows; anything else
+ * that must read it unpacks it. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -15,14 +24,27 @@
 
 #include <string.h>
 
-const uint64_t *storage_version(const relation *r, ravel_version v, size_t *n)
+/* A run may hold at most 1/ratio of the tuples of the run before it (the
+ * option run_ratio): each merge then moves at most ratio + 1 times the
+ * tuples it adds, and a tuple is merged at most once per run.  A merge
+ * holds the two runs and the room the smaller one takes in the larger
+ * (merging from the back writes that room first), so a rank's peak memory
+ * is full plus up to 1/ratio of it: kcfa k = 3 at 2 ranks peaked at 188
+ * MiB a rank with 8 (176 when every delta was merged into one array), 181
+ * with 16, 178 with 32, at the same speed. */
+#define RUN_RATIO_DEFAULT 32
+
+unsigned storage_runs(const relation *r, ravel_version v,
+                      tuple_run out[FULL_RUNS_MAX])
 {
-    if (v == RAVEL_FULL || r->delta_is_full) {
-        *n = r->full.n;
-        return r->full.data;
+    if (v != RAVEL_FULL && !r->delta_is_full) {
+        out[0] = (tuple_run){r->delta.data, r->delta.n};
+        return 1;
     }
-    *n = r->delta.n;
-    return r->delta.data;
+    out[0] = (tuple_run){r->full.data, r->full.n};
+    for (unsigned i = 0; i < r->nruns; i++)
+        out[1 + i] = (tuple_run){r->runs[i].data, r->runs[i].n};
+    return 1 + r->nruns;
 }
 
 void storage_count_buckets(const ravel_engine *e, relation *r,
@@ -36,23 +58,88 @@ void storage_count_buckets(const ravel_engine *e, relation *r,
     }
 }
 
+/* The tuples of full's flat part. */
+static size_t flat_count(const relation *r)
+{
+    size_t n = r->full.n;
+    for (unsigned i = 0; i < r->nruns; i++)
+        n += r->runs[i].n;
+    return n;
+}
+
 uint64_t storage_full_count(const relation *r)
 {
-    return (uint64_t)r->packed.n + r->full.n;
+    return (uint64_t)r->packed.n + flat_count(r);
 }
 
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
 {
-    return tuples_reduce(t, n, r->arity, r->full.data, r->full.n,
-                         &r->packed);
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    return tuples_reduce(t, n, r->arity, runs, nruns, &r->packed);
+}
+
+/* Merges the newest run into the one before it. */
+static int merge_last_run(relation *r)
+{
+    tuple_buf *last = &r->runs[r->nruns - 1];
+    tuple_buf *before = r->nruns > 1 ? &r->runs[r->nruns - 2] : &r->full;
+    int err = tuples_merge_into(before, r->arity, last->data, last->n);
+    if (err != MPI_SUCCESS)
+        return err;
+    tuple_buf_free(last);
+    r->nruns--;
+    return MPI_SUCCESS;
+}
+
+/* Merges full's flat runs into one. */
+static int merge_runs(relation *r)
+{
+    int err = MPI_SUCCESS;
+    while (r->nruns > 0 && err == MPI_SUCCESS)
+        err = merge_last_run(r);
+    return err;
+}
+
+/* Adds sorted unique t[0..n) (disjoint from full) to full as its newest
+ * run, then merges runs that outgrew 1/ratio of the run before.  Tuples
+ * too many for a run of their own (TC's deltas are often larger than full)
+ * are merged straight into the newest run: a copy of them would only be
+ * merged, and held twice meanwhile. */
+static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
+                   size_t n)
+{
+    if (n == 0)
+        return MPI_SUCCESS;
+    size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
+    /* A relation that will be packed keeps one flat array: packing bounds
+     * it already (maybe_pack), and runs made fe_sphere's TC some 5% slower
+     * (each candidate searched in several). */
+    if (r->pack_ok && e->opt.pack_min_tuples != 0)
+        ratio = SIZE_MAX;
+    tuple_buf *newest = r->nruns > 0 ? &r->runs[r->nruns - 1] : &r->full;
+    int err;
+    if (r->nruns == FULL_RUNS_MAX - 1 || newest->n / ratio < n)
+        err = tuples_merge_into(newest, r->arity, t, n);
+    else
+        err = tuple_buf_append(&r->runs[r->nruns++], r->arity, t, n);
+    while (err == MPI_SUCCESS && r->nruns > 0) {
+        const tuple_buf *before =
+            r->nruns > 1 ? &r->runs[r->nruns - 2] : &r->full;
+        if (before->n / ratio >= r->runs[r->nruns - 1].n)
+            break;
+        err = merge_last_run(r);
+    }
+    return err;
 }
 
 static int unpack(relation *r)
 {
-    if (r->packed.n == 0)
-        return MPI_SUCCESS;
+    int err = merge_runs(r);
+    if (err != MPI_SUCCESS || r->packed.n == 0)
+        return err;
     tuple_buf flat;
-    int err = packed_unpack(&r->packed, r->arity, &flat, r->full.n);
+    err = packed_unpack(&r->packed, r->arity, &flat, r->full.n);
     if (err == MPI_SUCCESS) /* room reserved: cannot fail */
         err = tuples_merge_into(&flat, r->arity, r->full.data, r->full.n);
     if (err != MPI_SUCCESS) {
@@ -75,8 +162,9 @@ static int unpack(relation *r)
 static int maybe_pack(const ravel_engine *e, relation *r)
 {
     uint64_t min = e->opt.pack_min_tuples;
-    if (!r->pack_ok || r->delta_is_full || min == 0 || r->full.n < min ||
-        r->full.n < r->packed.n / PACK_RATIO)
+    size_t flat = flat_count(r);
+    if (!r->pack_ok || r->delta_is_full || min == 0 || flat < min ||
+        flat < r->packed.n / PACK_RATIO)
         return MPI_SUCCESS;
     /* While it is packed a relation is held twice, flat and packed (half
      * the flat bytes, or less).  That is the price of keeping a growing
@@ -85,10 +173,12 @@ static int maybe_pack(const ravel_engine *e, relation *r)
      * so far: packing kcfa_k1.dl's AEval in the one-rule stratum after
      * its recursion made the run's peak 118 MB against the 85 MB it held
      * flat. */
-    if (!r->written && budget_held() + r->full.bytes / 2 > budget_peak())
+    if (!r->written && budget_held() + flat * r->arity * 4 > budget_peak())
         return MPI_SUCCESS;
     packed_tuples merged;
-    int err = packed_merge(&merged, &r->packed, r->full.data, r->full.n,
+    int err = merge_runs(r);
+    if (err == MPI_SUCCESS)
+        err = packed_merge(&merged, &r->packed, r->full.data, r->full.n,
                            r->arity);
     if (err != MPI_SUCCESS)
         return err;
@@ -112,8 +202,7 @@ static int promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
     r->delta = r->incoming;
     memset(&r->incoming, 0, sizeof r->incoming);
     r->delta_is_full = 0;
-    int err = tuples_merge_into(&r->full, r->arity, r->delta.data,
-                                r->delta.n);
+    int err = add_run(e, r, r->delta.data, r->delta.n);
     if (err == MPI_SUCCESS)
         err = maybe_pack(e, r);
     if (err != MPI_SUCCESS)
@@ -157,4 +246,9 @@ int storage_install(ravel_engine *e, relation *r, int to_delta)
 int storage_unpack(relation *r)
 {
     return relation_error(r, unpack(r));
+}
+
+int storage_unpack_packed(relation *r)
+{
+    return r->packed.n > 0 ? storage_unpack(r) : MPI_SUCCESS;
 }

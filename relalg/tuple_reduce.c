@@ -19,8 +19,8 @@
  *     sorted, and full is read without a comparison per candidate;
  *   - sparse: sorted on the last column, and each tuple kept when it is
  *     neither a repeat nor in full (found by galloping, full read forward).
- * Groups come in increasing order, so full's flat array and packed cursor
- * only move forward over the whole call. */
+ * Groups come in increasing order, so the search in each of full's flat
+ * runs and its packed cursor only move forward over the whole call. */
 #include "relalg_internal.h"
 
 #include <stdlib.h>
@@ -31,21 +31,30 @@
 /* The largest bitmap, in words (1 MiB: ranges up to 8 million values). */
 #define BITMAP_MAX_WORDS ((size_t)1 << 17)
 
-/* full as the walk reads it: its flat part and its packed part. */
+/* full as the walk reads it: its flat runs and its packed part. */
 typedef struct {
-    const uint64_t *flat;
-    size_t nflat, j; /* flat[j] is the next flat tuple not yet passed */
-    int packed;      /* cursor is on the packed part */
+    const tuple_run *flat;
+    unsigned nflat;
+    size_t j[FULL_RUNS_MAX]; /* flat[r].t[j[r]]: the run's next tuple not
+                                yet passed */
+    int packed;              /* cursor is on the packed part */
     packed_cursor cursor;
     unsigned arity;
 } full_walk;
 
+/* Whether full holds t: its flat runs first (what candidates repeat is
+ * most often recent), then its packed part.  Each part's search starts
+ * where its last one ended, whichever parts were skipped. */
 static int full_has(full_walk *f, const uint64_t *t)
 {
     unsigned a = f->arity;
-    f->j = tuples_lower_bound(f->flat, f->j, f->nflat, a, t, a);
-    if (f->j < f->nflat && tuples_compare(f->flat + f->j * a, t, a) == 0)
-        return 1;
+    for (unsigned r = 0; r < f->nflat; r++) {
+        const tuple_run *run = &f->flat[r];
+        f->j[r] = tuples_lower_bound(run->t, f->j[r], run->n, a, t, a);
+        if (f->j[r] < run->n &&
+            tuples_compare(run->t + f->j[r] * a, t, a) == 0)
+            return 1;
+    }
     if (!f->packed)
         return 0;
     packed_cursor_advance_to(&f->cursor, t);
@@ -61,8 +70,12 @@ static int few_held_between(full_walk *f, const uint64_t *lo,
                             const uint64_t *hi, size_t most)
 {
     unsigned a = f->arity;
-    size_t i = tuples_lower_bound(f->flat, f->j, f->nflat, a, lo, a);
-    size_t held = tuples_lower_bound(f->flat, i, f->nflat, a, hi, a) - i;
+    size_t held = 0;
+    for (unsigned r = 0; r < f->nflat; r++) {
+        const tuple_run *run = &f->flat[r];
+        size_t i = tuples_lower_bound(run->t, f->j[r], run->n, a, lo, a);
+        held += tuples_lower_bound(run->t, i, run->n, a, hi, a) - i;
+    }
     if (f->packed) {
         const packed_tuples *p = f->cursor.p;
         held += (packed_block_at(p, a, hi) - packed_block_at(p, a, lo) + 1) *
@@ -114,12 +127,16 @@ static void clear_held(full_walk *f, uint64_t *key, uint64_t lo, uint64_t hi,
 {
     unsigned a = f->arity, k = a - 1;
     key[k] = lo;
-    f->j = tuples_lower_bound(f->flat, f->j, f->nflat, a, key, a);
-    for (; f->j < f->nflat; f->j++) {
-        const uint64_t *s = f->flat + f->j * a;
-        if (tuples_compare(s, key, k) != 0 || s[k] > hi)
-            break;
-        clear_bit(bits, s[k] - lo);
+    for (unsigned r = 0; r < f->nflat; r++) {
+        const tuple_run *run = &f->flat[r];
+        size_t *j = &f->j[r];
+        for (*j = tuples_lower_bound(run->t, *j, run->n, a, key, a);
+             *j < run->n; ++*j) {
+            const uint64_t *s = run->t + *j * a;
+            if (tuples_compare(s, key, k) != 0 || s[k] > hi)
+                break;
+            clear_bit(bits, s[k] - lo);
+        }
     }
     if (!f->packed)
         return;
@@ -274,11 +291,14 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
     /* full's tuples from the box's first corner to its last, read when
      * they are few, else searched for after. */
     int walk = few_held_between(f, min, max, 2 * n);
-    size_t j = tuples_lower_bound(f->flat, 0, f->nflat, arity, min, arity);
-    for (; walk && j < f->nflat && f->flat[j * arity] <= max[0]; j++)
-        if (in_box(f->flat + j * arity, arity, min, max))
-            clear_bit(bits, box_bit(f->flat + j * arity, arity, min, max,
-                                    row_bits));
+    for (unsigned r = 0; walk && r < f->nflat; r++) {
+        const tuple_run *run = &f->flat[r];
+        size_t j = tuples_lower_bound(run->t, 0, run->n, arity, min, arity);
+        for (; j < run->n && run->t[j * arity] <= max[0]; j++)
+            if (in_box(run->t + j * arity, arity, min, max))
+                clear_bit(bits, box_bit(run->t + j * arity, arity, min, max,
+                                        row_bits));
+    }
     packed_cursor *cur = &f->cursor;
     if (walk && f->packed)
         for (packed_cursor_advance_to(cur, min);
@@ -306,7 +326,7 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
 }
 
 size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
-                     const uint64_t *flat, size_t nflat,
+                     const tuple_run *flat, unsigned nflat,
                      const packed_tuples *packed)
 {
     if (n == 0)

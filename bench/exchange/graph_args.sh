@@ -1,5 +1,5 @@
 # graph_args.sh: sourced by the bash scripts of bench/exchange, bench/shm
-# and bench/peers/mpi_floor.sh and tc_two_builds.sh.
+# and bench/peers/mpi_floor.sh and two_builds.sh.
 # graph_args TOP SCRIPT GRAPH: sets `file` to the shared SuiteSparse graph
 # GRAPH and `flags` to the ravel-tc options it needs (0-based files read
 # with --indices=zero-tolerant, per datasets/manifest.tsv); exits naming

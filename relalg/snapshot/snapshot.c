@@ -179,11 +179,15 @@ static int write_relation(snapshot_sink *s, const relation *r, uint32_t index,
     for (; !c.at_end && err == MPI_SUCCESS; packed_cursor_next(&c))
         if (!member(delta, r->arity, c.cur, &di))
             err = snapshot_sink_tuple(s, c.cur, 0);
-    di = 0;
-    for (size_t i = 0; i < r->full.n && err == MPI_SUCCESS; i++) {
-        const uint64_t *t = r->full.data + i * r->arity;
-        if (!member(delta, r->arity, t, &di))
-            err = snapshot_sink_tuple(s, t, 0);
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    for (unsigned k = 0; k < nruns; k++) {
+        di = 0;
+        for (size_t i = 0; i < runs[k].n && err == MPI_SUCCESS; i++) {
+            const uint64_t *t = runs[k].t + i * r->arity;
+            if (!member(delta, r->arity, t, &di))
+                err = snapshot_sink_tuple(s, t, 0);
+        }
     }
     for (size_t i = 0; i < delta->n && err == MPI_SUCCESS; i++)
         err = snapshot_sink_tuple(s, delta->data + i * r->arity, 1);

@@ -6,8 +6,8 @@
  * random group width k (0 to the arity), read directly or through an index
  * that puts other columns first, with and without a computed value and a
  * result XOR, under engine settings that split buckets (the partials must
- * still meet on one rank), several exchange rounds, either exchange path
- * and packed storage.  The body is derived in one stratum and aggregated in the next,
+ * still meet on one rank), several exchange rounds, either exchange path,
+ * packed storage and full held as runs.  The body is derived in one stratum and aggregated in the next,
  * beside a recursive rule that keeps that stratum iterating: the result
  * must be computed once.  Empty bodies included (COUNT and SUM with no
  * group must still say 0).
@@ -156,6 +156,8 @@ static void run_case(const agg_case *c, int variant, const char *backend,
     /* Some variants pack every relation no rule reads in full (the
      * aggregate reads its body's delta, which is then the whole). */
     o.pack_min_tuples = (variant / 8) % 2 ? 1 : 0;
+    /* and some hold full as runs, which an aggregate merges first. */
+    o.run_ratio = (variant / 16) % 2 ? 1 : 0;
     if (variant % 4 == 3)
         o.max_block_elements = 7;
     ravel_engine *e;

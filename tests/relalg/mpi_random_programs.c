@@ -1,7 +1,7 @@
 /* Random small Datalog programs run by the engine at this P, with every comm
  * backend and varied placement settings (bucket counts, initial sub-buckets,
  * aggressive load balancing on or off, tiny exchange rounds, packed storage
- * on or off), compared tuple
+ * on or off, full as one array or many runs), compared tuple
  * for tuple with a naive sequential evaluator written here.
  *
  * The oracle shares no engine code: relations are bitmaps over a small value
@@ -494,6 +494,9 @@ static void run_engine(const program *facts, const program *expect,
     /* Half the variants (with and without balancing) pack every relation
      * that no rule reads in full, as soon as it can. */
     o.pack_min_tuples = (variant / 2) % 2 ? 1 : 0;
+    /* Most variants hold full as runs from the start (storage.c): joins,
+     * anti-joins and reductions then read several. */
+    o.run_ratio = variant % 5 < 3 ? 1 : 0;
     if (variant % 4 == 3)
         o.max_block_elements = 5; /* several exchange rounds */
     /* Half the variants learn receive sizes on the way (ravel_exchange),

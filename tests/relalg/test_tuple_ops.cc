@@ -115,8 +115,9 @@ TEST(TupleOps, ReduceAgainstFlatAndMergeMatchStd)
         std::set_difference(a.begin(), a.end(), b.begin(), b.end(),
                             std::back_inserter(diff));
         std::vector<uint64_t> fa = flatten(raw, arity), fb = flatten(b, arity);
-        size_t n = tuples_reduce(fa.data(), raw.size(), arity, fb.data(),
-                                 b.size(), nullptr);
+        tuple_run run = {fb.data(), b.size()};
+        size_t n = tuples_reduce(fa.data(), raw.size(), arity, &run, 1,
+                                 nullptr);
         fa.resize(n * arity);
         EXPECT_EQ(fa, flatten(diff, arity)) << "arity=" << arity;
 
@@ -258,23 +259,36 @@ TEST(TupleOps, ReduceDropsRepeatsAndHeldTuplesInDenseAndSparseGroups)
                 row[k] = c.last_base + (rng() & (lmask >> 1)) * 977 % lmask;
         Tuples held =
             sorted_unique(draw(c.n * c.held_per_two_candidates / 2 + 1));
-        Tuples flat_part, packed_part;
+        // held split between a packed part and flat runs, as a
+        // relation's full is (storage.c): 1 to FULL_RUNS_MAX of them.
+        unsigned nruns = 1 + rng() % FULL_RUNS_MAX;
+        std::vector<Tuples> flat_parts(nruns);
+        Tuples packed_part;
         for (const auto &row : held)
-            (rng() & 1 ? flat_part : packed_part).push_back(row);
+            if (rng() & 1)
+                flat_parts[rng() % nruns].push_back(row);
+            else
+                packed_part.push_back(row);
         Tuples expect;
         Tuples u = sorted_unique(cand);
         std::set_difference(u.begin(), u.end(), held.begin(), held.end(),
                             std::back_inserter(expect));
 
-        std::vector<uint64_t> ff = flatten(flat_part, c.arity);
+        std::vector<std::vector<uint64_t>> ff;
+        std::vector<tuple_run> runs;
+        for (const Tuples &part : flat_parts)
+            ff.push_back(flatten(part, c.arity));
+        for (size_t r = 0; r < nruns; r++)
+            runs.push_back({ff[r].data(), flat_parts[r].size()});
         packed_tuples p;
         pack(flatten(packed_part, c.arity), packed_part.size(), c.arity, &p);
         std::vector<uint64_t> t = flatten(cand, c.arity);
-        size_t n = tuples_reduce(t.data(), cand.size(), c.arity, ff.data(),
-                                 flat_part.size(), &p);
+        size_t n = tuples_reduce(t.data(), cand.size(), c.arity, runs.data(),
+                                 nruns, &p);
         t.resize(n * c.arity);
         EXPECT_EQ(t, flatten(expect, c.arity))
-            << "arity=" << c.arity << " prefix_bits=" << c.prefix_bits
+            << "arity=" << c.arity << " runs=" << nruns
+            << " prefix_bits=" << c.prefix_bits
             << " last_bits=" << c.last_bits << " n=" << c.n;
         packed_free(&p);
     }

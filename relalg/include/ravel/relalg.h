@@ -93,6 +93,11 @@ typedef struct {
                                  few bytes per tuple) once this many of its
                                  tuples on a rank are not; 0 = never pack;
                                  default 1048576 */
+    uint32_t run_ratio;       /* a relation's full is held as a few sorted
+                                 runs, each at most 1/run_ratio of the one
+                                 before, so that an iteration's new tuples
+                                 do not move all of full; 0 = default 32
+                                 (1 makes a run of most deltas: tests) */
     uint64_t max_memory;      /* bytes this rank's tuples may hold (its
                                  relations, outboxes and exchange arrays);
                                  a run that would need more stops with an

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# two_builds.sh: ravel-tc or ravel-kcfa of two builds (say, before and
+# after a change) on the same cases, alternating run by run so that a drift
+# of the machine hits both alike; one CSV line per run, then a table of
+# medians and the ratio after / before.  Run it on an idle machine.
+#
+# usage: bench/peers/two_builds.sh BEFORE_BUILD AFTER_BUILD CASE...
+#   CASE  GRAPH:RANKS  ravel-tc on a graph of ../shared/datasets/suitesparse/
+#                      MANIFEST.tsv (0-based files read with
+#                      --indices=zero-tolerant, from datasets/manifest.tsv)
+#         kcfa:N:K:RANKS  ravel-kcfa on the generated program of size N
+# Environment: RUNS (default 3).
+#
+# Wall seconds around mpiexec (its start-up included); exchange and compute
+# seconds and the ranks' summed peak memory from --json (ravel-kcfa reports
+# the largest rank's: times the ranks).  Every closure must
+# have the published size, and every kCFA result (AEval) the same size in
+# both builds (tests/kcfa checks it against a reference), or the script
+# stops.
+set -euo pipefail
+[[ $# -ge 3 ]] || { sed -n '7,12p' "$0" >&2; exit 2; }
+before=$1 after=$2
+shift 2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+shared=$top/../shared
+manifest=$shared/datasets/suitesparse/MANIFEST.tsv
+runs=${RUNS:-3}
+. "$top/bench/exchange/graph_args.sh"
+for b in "$before" "$after"; do
+  for app in tc/ravel-tc kcfa/ravel-kcfa; do
+    [[ -x $b/apps/$app ]] ||
+      { echo "two_builds.sh: no $b/apps/$app (build it first)" >&2; exit 1; }
+  done
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "case,ranks,build,run,wall_s,exchange_s,compute_s,size,peak_mib,load_before"
+for spec in "$@"; do
+  if [[ $spec =~ ^kcfa:([0-9]+):([0-9]+):([0-9]+)$ ]]; then
+    name=kcfa:${BASH_REMATCH[1]}:${BASH_REMATCH[2]} ranks=${BASH_REMATCH[3]}
+    app=kcfa/ravel-kcfa field=AEval published=
+    args=(--generate="${BASH_REMATCH[1]}" --k="${BASH_REMATCH[2]}")
+  else
+    name=${spec%%:*} ranks=${spec#*:}
+    published=$(awk -F'\t' -v n="$name" '$1 == n { print $4 }' "$manifest")
+    [[ -n $published && $ranks =~ ^[0-9]+$ ]] ||
+      { echo "two_builds.sh: '$spec' is neither GRAPH:RANKS of $manifest nor kcfa:N:K:RANKS" >&2; exit 1; }
+    graph_args "$top" two_builds.sh "$name" # sets file and flags
+    app=tc/ravel-tc field=closure_size args=("${flags[@]}" "$file")
+  fi
+  for run in $(seq "$runs"); do
+    for which in before after; do
+      build=$before
+      [[ $which == after ]] && build=$after
+      load=$(cut -d' ' -f1 /proc/loadavg)
+      start=$EPOCHREALTIME
+      mpiexec -n "$ranks" "$build/apps/$app" --quiet --json "${args[@]}" \
+        >"$work/out.json" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+      end=$EPOCHREALTIME
+      line=$(python3 - "$work/out.json" "$name" "$ranks" "$which" "$run" "$start" "$end" \
+        "$field" "$published" "$load" <<'EOF'
+import json, sys
+path, name, ranks, which, run, start, end, field, published, load = sys.argv[1:]
+d = json.load(open(path))
+if published and d[field] != int(published):
+    sys.exit(f"two_builds.sh: {name}: {d[field]} paths, published {published}")
+peak = d.get("peak_rss_bytes_total", d["peak_rss_bytes_max"] * int(ranks))
+print(f"{name},{ranks},{which},{run},{float(end) - float(start):.2f},"
+      f"{d['comm_seconds']:.2f},{d['compute_seconds']:.2f},"
+      f"{d[field]},{peak / 2**20:.0f},{load}")
+EOF
+)
+      echo "$line"
+      # Both builds must find the same size (kCFA has no published one).
+      size=$(cut -d, -f8 <<<"$line")
+      if [[ $which == before ]]; then want=$size
+      elif [[ $size != "$want" ]]; then
+        echo "two_builds.sh: $name: before found $want, after $size" >&2; exit 1
+      fi
+    done
+  done
+done | tee "$work/runs.csv"
+python3 - "$work/runs.csv" <<'EOF'
+import statistics, sys
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
+keys = []
+for r in rows:
+    if (r[0], r[1]) not in keys:
+        keys.append((r[0], r[1]))
+print()
+print("| case | ranks | before s | after s | after / before | before MiB | after MiB |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for g, p in keys:
+    med = {}
+    for which in ("before", "after"):
+        sel = [r for r in rows if (r[0], r[1], r[2]) == (g, p, which)]
+        med[which] = (statistics.median(float(r[4]) for r in sel),
+                      statistics.median(float(r[8]) for r in sel))
+    print(f"| {g} | {p} | {med['before'][0]:.2f} | {med['after'][0]:.2f} | "
+          f"{med['after'][0] / med['before'][0]:.2f} | {med['before'][1]:.0f} | "
+          f"{med['after'][1]:.0f} |")
+EOF
