@@ -117,6 +117,13 @@ size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
                           unsigned arity, const uint64_t *key,
                           unsigned words);
 
+/* Whether some run of runs[0..nruns) holds a tuple whose first `words`
+ * columns are key's; j[r] is where run r's search starts and is moved
+ * forward (keys asked in increasing order; runs after the one that holds
+ * key are not searched, which later searches do not mind). */
+int tuple_runs_hold(const tuple_run *runs, unsigned nruns, size_t *j,
+                    unsigned arity, const uint64_t *key, unsigned words);
+
 /* Merges sorted unique add[0..m) (disjoint from full) into full. */
 int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
                       size_t m);

@@ -218,20 +218,6 @@ static int eval_join(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
-/* Whether some run of b[0..nb) holds a tuple with key's first k columns;
- * j[] says where each run's search starts, and moves forward. */
-static int runs_hold_key(const tuple_run *b, unsigned nb, size_t *j,
-                         unsigned arity, const uint64_t *key, unsigned k)
-{
-    int held = 0;
-    for (unsigned y = 0; y < nb; y++) {
-        j[y] = tuples_lower_bound(b[y].t, j[y], b[y].n, arity, key, k);
-        held |= j[y] < b[y].n &&
-                tuples_compare(key, b[y].t + j[y] * arity, k) == 0;
-    }
-    return held;
-}
-
 /* The anti-join: each run of left tuples sharing a key is produced whole
  * when right holds no tuple with that key, and skipped otherwise; right's
  * runs are each found by galloping from where the last key left them. */
@@ -250,7 +236,7 @@ static int eval_antijoin(ravel_engine *e, const rule *ru)
         size_t na = a[r].n, j[FULL_RUNS_MAX] = {0};
         for (size_t i = 0; i < na;) {
             size_t i2 = group_end(A, i, na, aa, k);
-            if (!runs_hold_key(b, nrb, j, ab, A + i * aa, k))
+            if (!tuple_runs_hold(b, nrb, j, ab, A + i * aa, k))
                 for (size_t x = i; x < i2; x++) {
                     side[0] = A + x * aa;
                     int err = produce(e, ru, head_arity, side);

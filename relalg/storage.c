@@ -101,6 +101,13 @@ static int merge_runs(relation *r)
     return err;
 }
 
+/* Whether full is packed as it grows: no rule of the running stratum
+ * reads it, and packing is on. */
+static int packs(const ravel_engine *e, const relation *r)
+{
+    return r->pack_ok && e->opt.pack_min_tuples != 0;
+}
+
 /* Adds sorted unique t[0..n) (disjoint from full) to full as its newest
  * run, then merges runs that outgrew 1/ratio of the run before.  Tuples
  * too many for a run of their own (TC's deltas are often larger than full)
@@ -115,14 +122,16 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
     /* A relation that will be packed keeps one flat array: packing bounds
      * it already (maybe_pack), and runs made fe_sphere's TC some 5% slower
      * (each candidate searched in several). */
-    if (r->pack_ok && e->opt.pack_min_tuples != 0)
+    if (packs(e, r))
         ratio = SIZE_MAX;
     tuple_buf *newest = r->nruns > 0 ? &r->runs[r->nruns - 1] : &r->full;
     int err;
-    if (r->nruns == FULL_RUNS_MAX - 1 || newest->n / ratio < n)
+    if (r->nruns == FULL_RUNS_MAX - 1 || newest->n / ratio < n) {
         err = tuples_merge_into(newest, r->arity, t, n);
-    else
-        err = tuple_buf_append(&r->runs[r->nruns++], r->arity, t, n);
+    } else {
+        err = tuple_buf_append(&r->runs[r->nruns], r->arity, t, n);
+        r->nruns += err == MPI_SUCCESS; /* a failed run is not counted */
+    }
     while (err == MPI_SUCCESS && r->nruns > 0) {
         const tuple_buf *before =
             r->nruns > 1 ? &r->runs[r->nruns - 2] : &r->full;
@@ -163,7 +172,7 @@ static int maybe_pack(const ravel_engine *e, relation *r)
 {
     uint64_t min = e->opt.pack_min_tuples;
     size_t flat = flat_count(r);
-    if (!r->pack_ok || r->delta_is_full || min == 0 || flat < min ||
+    if (!packs(e, r) || r->delta_is_full || flat < min ||
         flat < r->packed.n / PACK_RATIO)
         return MPI_SUCCESS;
     /* While it is packed a relation is held twice, flat and packed (half

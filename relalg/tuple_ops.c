@@ -103,6 +103,19 @@ size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
     return lo;
 }
 
+int tuple_runs_hold(const tuple_run *runs, unsigned nruns, size_t *j,
+                    unsigned arity, const uint64_t *key, unsigned words)
+{
+    for (unsigned r = 0; r < nruns; r++) {
+        const tuple_run *run = &runs[r];
+        j[r] = tuples_lower_bound(run->t, j[r], run->n, arity, key, words);
+        if (j[r] < run->n &&
+            tuples_compare(run->t + j[r] * arity, key, words) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
                       size_t m)
 {
