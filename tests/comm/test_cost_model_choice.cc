@@ -354,3 +354,44 @@ TEST(CostModelChoice, WrappedDistancesStayOnTheirNode)
     s.max_self = 1024;
     EXPECT_EQ(best_flat(m, s), "radix-bruck:16");
 }
+
+// two-level's relays share their node's interface, so what bounds them is
+// the node's bytes leaving or entering it, not q times the busiest rank's.
+// Under a model where only those bytes cost, two-level's prediction must
+// be the busiest node's off-node bytes (counted here from the matrix) at
+// beta a byte: exactly for even blocks, and within the busiest-rank-plus-
+// mean bound where one rank receives 20 times the others' blocks (there
+// q times the busiest rank's bytes would be 5.9 times the node's).
+TEST(CostModelChoice, ARelaysInterfaceCarriesItsNodesBytes)
+{
+    ravel_cost_params m;
+    ravel_cost_params_default(&m);
+    m.alpha = m.o = m.gamma = 1e-15;
+    m.beta = 1e-9;
+    m.ranks_per_node = 8;
+    const int P = 32, q = 8;
+    for (uint64_t hot : {1, 20}) {
+        std::vector<uint64_t> sizes((size_t)P * P, 1000);
+        for (int i = 0; i < P; i++)
+            sizes[(size_t)i * P] = 1000 * hot; // everyone's block for rank 0
+        double busiest = 0;
+        for (int node = 0; node < P / q; node++) {
+            double out = 0, in = 0;
+            for (int i = node * q; i < node * q + q; i++)
+                for (int j = 0; j < P; j++)
+                    if (j / q != node) {
+                        out += (double)sizes[(size_t)i * P + j];
+                        in += (double)sizes[(size_t)j * P + i];
+                    }
+            busiest = std::fmax(busiest, std::fmax(out, in));
+        }
+        ravel_call_stats s;
+        ravel_call_stats_of(P, sizes.data(), &s);
+        double t = ravel_cost_predict("two-level:spread-out", &m, &s);
+        double ratio = t / (m.beta * busiest);
+        if (hot == 1)
+            EXPECT_NEAR(ratio, 1.0, 1e-3);
+        else
+            EXPECT_TRUE(ratio >= 1.0 && ratio < 1.25) << ratio;
+    }
+}

@@ -263,7 +263,7 @@ TEST(TwoLevel, ExchangeLearnsItsCountsThroughItself)
 // themselves by message, so from P = 4 on even nodes of 2 the test sees
 // auto run two-level for even blocks (not for every pattern: where one
 // rank sends or blocks are sparse, the model's estimate of the relays'
-// call, from the busiest rank's totals, is above the flat exchange's).
+// call, from the busiest node's totals, is above the flat exchange's).
 // (Under a model where messages cost, a node of a few ranks never gains:
 // its two synchronisations cost more than the Bruck steps saved across
 // nodes, and the model says so.)
