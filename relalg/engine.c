@@ -187,10 +187,14 @@ void ravel_engine_free(ravel_engine *e)
     }
     free(e->strata);
     if (e->outbox) {
-        for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++)
+        for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++) {
             tuple_buf_free(&e->outbox[i]);
+            if (e->outbox_packed)
+                packed_free(&e->outbox_packed[i]);
+        }
         free(e->outbox);
     }
+    free(e->outbox_packed);
     free(e->records);
     free(e->checkpoint_dir);
     free(e->resume_dir);

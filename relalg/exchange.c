@@ -2,9 +2,9 @@
  *
  * Rules queue each output tuple in an outbox slot per (target relation,
  * destination rank).  The exchange then sends, to every other rank, one
- * stream of uint64_t words made of segments
- *     [slot] [count] count * arity words
- * with a single call of the chosen alltoallv backend.  The streams are
+ * stream of uint64_t words made of a segment per slot, its tuples raw or
+ * packed (exchange_streams.c), with a single call of the chosen alltoallv
+ * backend.  The streams are
  * packed first, locally (exchange_pack), and the ranks agree on the call's
  * global statistics (largest block, totals, non-empty blocks) in a
  * collective the caller makes anyway: run.c's iteration allreduce, which
@@ -44,13 +44,19 @@ int outbox_ensure(ravel_engine *e)
     size_t slots = 2 * e->nrels;
     if (slots > e->outbox_slots) {
         size_t n = slots * (size_t)e->size;
+        size_t old = e->outbox_slots * (size_t)e->size;
         tuple_buf *o = realloc(e->outbox, n * sizeof *o);
-        if (!o)
+        if (o) {
+            memset(o + old, 0, (n - old) * sizeof *o);
+            e->outbox = o;
+        }
+        packed_tuples *p =
+            o ? realloc(e->outbox_packed, n * sizeof *p) : NULL;
+        if (!p)
             return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                    "outbox buffers", n);
-        size_t old = e->outbox_slots * (size_t)e->size;
-        memset(o + old, 0, (n - old) * sizeof *o);
-        e->outbox = o;
+        memset(p + old, 0, (n - old) * sizeof *p);
+        e->outbox_packed = p;
         e->outbox_slots = slots;
     }
     for (size_t i = 0; i < e->nrels; i++) {
@@ -70,23 +76,38 @@ int outbox_ensure(ravel_engine *e)
     return MPI_SUCCESS;
 }
 
-/* A full outbox buffer is first reduced in place (deduplicated and, for
- * this rank, stripped of what the target already holds: tuples_reduce),
- * which bounds the memory of an iteration's candidates by about twice the
- * distinct new ones.  It grows when that freed less than half of it, so
- * that the next compaction comes after at least as many new candidates as
- * survived this one: a candidate is reduced at most about twice, not once
- * per compaction. */
+/* A full outbox buffer for this rank is first reduced in place
+ * (deduplicated and stripped of what the target already holds:
+ * tuples_reduce), which bounds the memory of an iteration's candidates by
+ * about twice the distinct new ones.  It grows when that freed less than
+ * half of it, so that the next compaction comes after at least as many new
+ * candidates as survived this one: a candidate is reduced at most about
+ * twice, not once per compaction.
+ * A buffer for another rank cannot be checked against full, so what it
+ * holds is every distinct candidate: it is sorted, deduplicated and merged
+ * into the slot's packed part (a few bytes a tuple; exchange_streams.c),
+ * and the buffer starts again.  It grows with the packed part (to half its
+ * tuples), so that a merge, which rewrites the packed part, comes after
+ * that many candidates: a packed tuple is rewritten a few times per
+ * iteration, not once per buffer of 2^20. */
 static int push_compacting(ravel_engine *e, int target, int rank,
                            tuple_buf *b, const uint64_t *t)
 {
     const relation *r = &e->rels[target];
+    if (rank != e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN) {
+        size_t slot = (size_t)(b - e->outbox) / (size_t)e->size;
+        const packed_tuples *p = outbox_packed_at(e, slot, rank);
+        if (b->n >= p->n) {
+            int err = exchange_seal_outbox(e, slot, rank, 1);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
+    }
     /* Compacting against a much larger full would probe it at random; from
      * a quarter of its size on, the difference is a near-sequential merge. */
-    if (b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
+    if (rank == e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
         b->n >= storage_full_count(r) / 4) {
-        b->n = rank == e->rank ? storage_reduce(r, b->data, b->n)
-                               : tuples_sort_unique(b->data, b->n, r->arity);
+        b->n = storage_reduce(r, b->data, b->n);
         if (b->n > b->cap / 2) {
             int err = tuple_buf_reserve(b, r->arity, b->n);
             if (err != MPI_SUCCESS)
@@ -139,34 +160,6 @@ int emit_tuple(ravel_engine *e, int base, const uint64_t *t)
     return MPI_SUCCESS;
 }
 
-/* Words of the stream this rank sends to `dest`. */
-static uint64_t stream_words(const ravel_engine *e, int dest)
-{
-    uint64_t w = 0;
-    for (size_t s = 0; s < e->outbox_slots; s++) {
-        const tuple_buf *b = outbox_at(e, s, dest);
-        if (b->n)
-            w += 2 + (uint64_t)b->n * e->rels[s / 2].arity;
-    }
-    return w;
-}
-
-static void pack_stream(ravel_engine *e, int dest, uint64_t *out)
-{
-    for (size_t s = 0; s < e->outbox_slots; s++) {
-        tuple_buf *b = outbox_at(e, s, dest);
-        if (!b->n)
-            continue;
-        size_t words = b->n * e->rels[s / 2].arity;
-        *out++ = s;
-        *out++ = b->n;
-        memcpy(out, b->data, words * sizeof *out);
-        ravel_comm_charge_copy(words * sizeof *out);
-        out += words;
-        tuple_buf_free(b);
-    }
-}
-
 /* Hands tuples over to slot's relation: candidates, or moved tuples. */
 tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot)
 {
@@ -174,13 +167,16 @@ tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot)
     return (slot & 1) ? &r->incoming_delta : &r->incoming;
 }
 
-int exchange_deliver(ravel_engine *e, size_t slot, const uint64_t *t,
-                     size_t n)
+int exchange_deliver(ravel_engine *e, const stream_segment *sg)
 {
-    const relation *r = &e->rels[slot / 2];
-    ravel_comm_charge_copy(n * r->arity * sizeof *t);
-    return relation_error(r, tuple_buf_append(exchange_slot_incoming(e, slot),
-                                              r->arity, t, n));
+    const relation *r = &e->rels[sg->slot / 2];
+    tuple_buf *into = exchange_slot_incoming(e, sg->slot);
+    int err = tuple_buf_reserve(into, r->arity, sg->n);
+    if (err == MPI_SUCCESS)
+        err = exchange_unpack_segment(e, sg, into->data + into->n * r->arity);
+    if (err == MPI_SUCCESS)
+        into->n += sg->n;
+    return relation_error(r, err);
 }
 
 /* Moves the tuples of *from into *into without copying the larger of the
@@ -210,36 +206,12 @@ size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count)
     return big;
 }
 
-int exchange_scan_streams(const ravel_engine *e,
-                          const uint64_t *const *view, const uint64_t *len,
-                          uint64_t *count)
-{
-    for (int source = 0; source < e->size; source++) {
-        if (len[source] == 0)
-            continue; /* its view may be NULL, and NULL + 0 is undefined */
-        const uint64_t *in = view[source], *end = in + len[source];
-        while (in < end) {
-            if (end - in < 2 || in[0] >= e->outbox_slots)
-                return ravel_error_set(MPI_ERR_INTERN, "malformed "
-                                       "stream from rank %d", source);
-            size_t slot = in[0], n = in[1];
-            uint64_t words_n = (uint64_t)n * e->rels[slot / 2].arity;
-            if ((uint64_t)(end - in - 2) < words_n)
-                return ravel_error_set(MPI_ERR_INTERN, "segment of %zu "
-                                       "tuples overruns the stream from rank "
-                                       "%d", n, source);
-            count[slot] += n;
-            in += 2 + words_n;
-        }
-    }
-    return MPI_SUCCESS;
-}
-
 /* Hands the received tuples over to their relations.  The slot with the most
- * tuples (in TC, the only one) does not copy them: its segments are moved
- * down to the front of recv, which then becomes that slot's buffer, so the
- * arrivals are never held twice.  The others are appended.  *recv is NULL
- * when it was adopted. */
+ * tuples (in TC, the only one) does not copy them when every segment is
+ * raw: its segments are moved down to the front of recv, which then
+ * becomes that slot's buffer, so the arrivals are never held twice.  With
+ * packed segments (which unpack longer than they are) it gets a buffer of
+ * its own.  The others are appended.  *recv is NULL when it was adopted. */
 static int unpack_streams(ravel_engine *e, uint64_t **recv,
                           const uint64_t *rlen, const uint64_t *roff)
 {
@@ -255,38 +227,35 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
     }
     for (int i = 0; i < e->size; i++)
         view[i] = *recv + roff[i];
-    int err = exchange_scan_streams(e, view, rlen, count);
+    int any_packed = 0;
+    int err = exchange_scan_streams(e, view, rlen, count, &any_packed);
     free(view);
     size_t big = exchange_largest_slot(e, count);
-    uint64_t *w = *recv;
-    for (int source = 0; source < e->size && err == MPI_SUCCESS; source++) {
-        const uint64_t *in = *recv + roff[source], *end = in + rlen[source];
-        while (in < end && err == MPI_SUCCESS) {
-            size_t slot = in[0], n = in[1];
-            size_t words_n = n * e->rels[slot / 2].arity;
-            if (slot == big) {
-                memmove(w, in + 2, words_n * sizeof *w);
-                ravel_comm_charge_copy(words_n * sizeof *w);
-                w += words_n;
-            } else {
-                err = exchange_deliver(e, slot, in + 2, n);
-            }
-            in += 2 + words_n;
+    unsigned arity = e->rels[big / 2].arity;
+    const uint64_t *base = *recv;
+    tuple_buf got = {0};
+    if (err == MPI_SUCCESS && count[big] > 0) {
+        if (any_packed) {
+            err = relation_error(&e->rels[big / 2],
+                                 tuple_buf_reserve(&got, arity, count[big]));
+        } else {
+            /* The ledger knows recv by its allocation, rtot words and one. */
+            size_t words = 1;
+            for (int i = 0; i < e->size; i++)
+                words += rlen[i];
+            got = (tuple_buf){*recv, 0, count[big], words * sizeof **recv};
+            *recv = NULL; /* got owns it now; the segments lie above */
         }
     }
-    if (err == MPI_SUCCESS && count[big] > 0) {
-        /* The ledger knows recv by its allocation, rtot words and one. */
-        size_t words = 1;
-        for (int i = 0; i < e->size; i++)
-            words += rlen[i];
-        tuple_buf got = {*recv, count[big], count[big],
-                         words * sizeof **recv};
-        *recv = NULL; /* got owns it now */
+    for (int source = 0; source < e->size && err == MPI_SUCCESS; source++)
+        err = exchange_land_stream(e, source, base + roff[source],
+                                   base + roff[source] + rlen[source], big,
+                                   &got);
+    if (err == MPI_SUCCESS && got.n > 0)
         err = relation_error(&e->rels[big / 2],
                              exchange_hand_over(exchange_slot_incoming(e, big),
-                                                &got,
-                                       e->rels[big / 2].arity));
-    }
+                                                &got, arity));
+    tuple_buf_free(&got);
     free(count);
     return err;
 }
@@ -308,8 +277,10 @@ static int deliver_self(ravel_engine *e)
 
 static void outbox_clear(ravel_engine *e)
 {
-    for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++)
+    for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++) {
         tuple_buf_free(&e->outbox[i]);
+        packed_free(&e->outbox_packed[i]);
+    }
 }
 
 /* Which backend moved the tuples and what the model predicted for it (for
@@ -494,19 +465,18 @@ int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
                                       "ranks", P);
     if (plan->len)
         plan->off = plan->len + P;
-    /* Duplicates are dropped before they travel: the receiver deduplicates
-     * anyway, and a sorted block costs the same to sort again. */
-    for (size_t s = 0; s < e->outbox_slots && !local_error; s++) {
-        for (int i = 0; i < P; i++) {
-            tuple_buf *b = outbox_at(e, s, i);
-            if (i == e->rank || b->n < 2)
-                continue;
-            b->n = tuples_sort_unique(b->data, b->n, e->rels[s / 2].arity);
-        }
-    }
+    /* Duplicates are dropped before they travel (the receiver deduplicates
+     * anyway, and a sorted block costs the same to sort again), and every
+     * buffer for another rank is packed: its segment goes in the shorter
+     * of the two forms (exchange_streams.c). */
+    for (size_t s = 0; s < e->outbox_slots && !local_error; s++)
+        for (int i = 0; i < P && !local_error; i++)
+            if (i != e->rank)
+                local_error = relation_error(&e->rels[s / 2],
+                                             exchange_seal_outbox(e, s, i, 0));
     uint64_t *a = plan->agree, total = 0;
     for (int i = 0; i < P && !local_error; i++) {
-        uint64_t w = i == e->rank ? 0 : stream_words(e, i);
+        uint64_t w = i == e->rank ? 0 : exchange_stream_words(e, i);
         plan->len[i] = w;
         plan->off[i] = total;
         a[AGREE_MAX_BLOCK] = w > a[AGREE_MAX_BLOCK] ? w : a[AGREE_MAX_BLOCK];
@@ -524,7 +494,7 @@ int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
         local_error = staging_alloc(&plan->send, plan->send_bytes, "send");
     for (int i = 0; i < P && !local_error; i++)
         if (i != e->rank)
-            pack_stream(e, i, plan->send + plan->off[i]);
+            exchange_write_stream(e, i, plan->send + plan->off[i]);
     if (local_error) {
         exchange_plan_discard(e, plan);
         memset(plan->agree, 0, sizeof plan->agree);

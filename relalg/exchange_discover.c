@@ -21,6 +21,7 @@
 typedef struct {
     const uint64_t *at;
     uint64_t len;
+    int source;
 } placed_view;
 
 static int by_address(const void *a, const void *b)
@@ -32,10 +33,12 @@ static int by_address(const void *a, const void *b)
 /* The tuples of the views' streams to their relations.  The largest slot
  * gets one buffer of exactly its tuples; the others are appended.  When
  * the exchange handed over the block the views point into (block, of
- * block_bytes), that block becomes the largest slot's buffer: its segments
- * are moved down to the block's front, visiting views in address order so
- * that nothing is overwritten before it is read, as exchange.c does with
- * its receive array.  Else they are copied into a buffer of their own. */
+ * block_bytes) and every segment is raw, that block becomes the largest
+ * slot's buffer: its segments are moved down to the block's front,
+ * visiting views in address order so that nothing is overwritten before
+ * it is read, as exchange.c does with its receive array.  Else (packed
+ * segments unpack longer than they are) they are copied into a buffer of
+ * their own. */
 static int unpack_views(ravel_engine *e, const uint64_t *const *view,
                         const uint64_t *len, void *block, size_t block_bytes)
 {
@@ -48,44 +51,35 @@ static int unpack_views(ravel_engine *e, const uint64_t *const *view,
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "received-tuple counts", e->outbox_slots);
     }
-    int err = exchange_scan_streams(e, view, len, count);
+    int any_packed = 0;
+    int err = exchange_scan_streams(e, view, len, count, &any_packed);
     size_t big = exchange_largest_slot(e, count);
     unsigned arity = e->rels[big / 2].arity;
     size_t nviews = 0;
     for (int source = 0; source < e->size; source++)
         if (len[source] > 0) /* else its view may be NULL */
-            order[nviews++] = (placed_view){view[source], len[source]};
+            order[nviews++] =
+                (placed_view){view[source], len[source], source};
     tuple_buf got = {0};
-    if (block && count[big]) {
+    if (block && count[big] && !any_packed) {
         qsort(order, nviews, sizeof *order, by_address);
         got = (tuple_buf){block, 0, count[big], block_bytes};
         budget_note(0, block_bytes); /* the engine's memory from now on */
+        block = NULL;
     } else {
-        free(block);
         if (err == MPI_SUCCESS && count[big])
             err = relation_error(&e->rels[big / 2],
                                  tuple_buf_reserve(&got, arity, count[big]));
     }
-    for (size_t v = 0; v < nviews && err == MPI_SUCCESS; v++) {
-        const uint64_t *in = order[v].at, *end = in + order[v].len;
-        while (in < end && err == MPI_SUCCESS) {
-            size_t slot = in[0], n = in[1];
-            if (slot == big) {
-                memmove(got.data + got.n * arity, in + 2,
-                        n * arity * sizeof *in);
-                ravel_comm_charge_copy(n * arity * sizeof *in);
-                got.n += n;
-            } else {
-                err = exchange_deliver(e, slot, in + 2, n);
-            }
-            in += 2 + n * e->rels[slot / 2].arity;
-        }
-    }
+    for (size_t v = 0; v < nviews && err == MPI_SUCCESS; v++)
+        err = exchange_land_stream(e, order[v].source, order[v].at,
+                                   order[v].at + order[v].len, big, &got);
     if (err == MPI_SUCCESS && got.n)
         err = relation_error(&e->rels[big / 2],
                              exchange_hand_over(exchange_slot_incoming(e, big),
                                                 &got, arity));
     tuple_buf_free(&got);
+    free(block); /* when not adopted: the views pointed into it */
     free(order);
     free(count);
     return err;

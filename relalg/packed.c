@@ -156,8 +156,12 @@ int packed_append(packed_writer *w, const uint64_t *t)
         p->offsets[b] = p->nbytes;
         p->nblocks++;
     } else {
-        int err = grow_array((void **)&p->bytes, &p->capbytes,
-                             p->nbytes + MAX_TUPLE_BYTES(arity), 1);
+        /* Checked here, not in grow_array: this runs for every tuple a
+         * merge writes, and a call per tuple showed at 4% of a profile. */
+        size_t need = p->nbytes + MAX_TUPLE_BYTES(arity);
+        int err = need <= p->capbytes
+                      ? MPI_SUCCESS
+                      : grow_array((void **)&p->bytes, &p->capbytes, need, 1);
         if (err != MPI_SUCCESS)
             return err;
         unsigned char *q = p->bytes + p->nbytes;

@@ -331,8 +331,11 @@ struct ravel_engine {
     MPI_Op record_op;             /* max of some fields, sum of others */
     double last_progress;
     /* outbox[(2 * target + in_delta) * size + rank]: tuples for target on
-     * rank; in_delta is used by moves only */
+     * rank; in_delta is used by moves only.  outbox_packed, indexed alike:
+     * what a buffer for another rank held when it filled, sorted, without
+     * repeats and packed (exchange.c, push_compacting) */
     tuple_buf *outbox;
+    packed_tuples *outbox_packed;
     size_t outbox_slots;
     int echoed_error;             /* the exchange failed only because
                                      another rank did (its error is that
@@ -356,6 +359,13 @@ static inline tuple_buf *outbox_at(const ravel_engine *e, size_t slot,
                                    int rank)
 {
     return &e->outbox[slot * (size_t)e->size + (size_t)rank];
+}
+
+/* The packed part of the outbox buffer of slot for `rank`. */
+static inline packed_tuples *outbox_packed_at(const ravel_engine *e,
+                                              size_t slot, int rank)
+{
+    return &e->outbox_packed[slot * (size_t)e->size + (size_t)rank];
 }
 
 /* The outbox buffer of tuples for `target` on `rank` (in_delta: moved
@@ -465,15 +475,56 @@ int exchange_discover(ravel_engine *e, exchange_plan *plan,
 
 /* Shared by both paths (exchange.c). */
 tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
-int exchange_deliver(ravel_engine *e, size_t slot, const uint64_t *t,
-                     size_t n);
+struct stream_segment_s;
+/* Appends a segment's tuples to its slot's incoming buffer. */
+int exchange_deliver(ravel_engine *e, const struct stream_segment_s *sg);
 int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity);
 /* The slot with the most words in count[] (tuples per slot): the one
  * whose arrivals get a buffer of their own instead of being appended. */
 size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count);
+
+/* ---- the streams (exchange_streams.c) ----------------------------------- */
+
+/* One segment of a stream: n tuples of slot, raw or packed. */
+typedef struct stream_segment_s {
+    size_t slot;
+    uint64_t n;
+    int packed;
+    const uint64_t *data;         /* raw tuples, or the packed heads */
+    uint64_t nbytes;              /* packed: the encoded bytes after them */
+    uint64_t words;               /* the whole segment's */
+} stream_segment;
+
+/* Sorts dest's outbox buffer of slot, drops repeats and merges it into its
+ * packed part; the buffer is emptied (keep) or freed.  For a rank other
+ * than this one. */
+int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep);
+/* Words of the stream to dest: each slot's segment in its shorter form. */
+uint64_t exchange_stream_words(const ravel_engine *e, int dest);
+/* Writes that stream at out (exchange_stream_words of room) and frees the
+ * outbox buffers it came from. */
+void exchange_write_stream(ravel_engine *e, int dest, uint64_t *out);
+/* Reads the segment at *in (before end) and moves *in past it; an error
+ * naming source when the stream is malformed. */
+int exchange_next_segment(const ravel_engine *e, int source,
+                          const uint64_t **in, const uint64_t *end,
+                          stream_segment *sg);
+/* Writes sg's tuples at out (which may overlap a raw segment's tuples
+ * from below, as when arrivals move down inside their own block). */
+int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
+                            uint64_t *out);
+/* Lands the stream [in, end) from source: slot big's segments unpacked
+ * at the end of *got (which has room for them), the others appended to
+ * their slots' incoming buffers (exchange_deliver).  When got's memory is
+ * the block the stream lies in, every segment must be raw and the streams
+ * landed in address order: tuples then only move down. */
+int exchange_land_stream(ravel_engine *e, int source, const uint64_t *in,
+                         const uint64_t *end, size_t big, tuple_buf *got);
+/* Tuples per slot of every stream into count[]; *any_packed when some
+ * segment is packed (it then cannot be unpacked inside its own block). */
 int exchange_scan_streams(const ravel_engine *e,
                           const uint64_t *const *view, const uint64_t *len,
-                          uint64_t *count);
+                          uint64_t *count, int *any_packed);
 void exchange_note_backend(ravel_engine *e, uint64_t rounds,
                            int in_exchange, exchange_stats *st);
 

@@ -43,7 +43,7 @@ expect 2 "exactly one of PROGRAM" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1
 expect 2 "not a backend" ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --comm=x
 # A memory limit the analysis cannot keep: one message, from rank 0, saying
 # which rank, iteration and buffer needed how much; never a kill.
-expect 1 "rank [0-9]: stratum 0 iteration [0-9]*: .*over the memory limit of 2.00 MiB" \
+expect 1 "rank [0-9]: stratum [0-9]* iteration [0-9]*: .*over the memory limit of 2.00 MiB" \
   ravel-kcfa -- "$mpiexec" -n 2 "$kcfa" --k=2 --generate=40 --quiet --max-memory=2M
 expect 2 "--max-memory: '1.5G' is not a size" ravel-kcfa -- \
   "$mpiexec" -n 2 "$kcfa" --k=1 --generate=1 --max-memory=1.5G
