@@ -86,10 +86,10 @@ int outbox_ensure(ravel_engine *e)
  * A buffer for another rank cannot be checked against full, so what it
  * holds is every distinct candidate: it is sorted, deduplicated and merged
  * into the slot's packed part (a few bytes a tuple; exchange_streams.c),
- * and the buffer starts again.  It grows with the packed part (to half its
- * tuples), so that a merge, which rewrites the packed part, comes after
- * that many candidates: a packed tuple is rewritten a few times per
- * iteration, not once per buffer of 2^20. */
+ * and the buffer starts again in the same room.  It grows until it holds
+ * as many tuples as the packed part, so that a merge, which rewrites the
+ * packed part, comes after that many candidates: a packed tuple is
+ * rewritten a few times per iteration, not once per buffer of 2^20. */
 static int push_compacting(ravel_engine *e, int target, int rank,
                            tuple_buf *b, const uint64_t *t)
 {

@@ -40,8 +40,11 @@ int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep)
     tuple_buf *b = outbox_at(e, slot, dest);
     packed_tuples *p = outbox_packed_at(e, slot, dest);
     unsigned arity = e->rels[slot / 2].arity;
-    if (b->n == 0)
+    if (b->n == 0) {
+        if (!keep) /* the room a fill left behind */
+            tuple_buf_free(b);
         return MPI_SUCCESS;
+    }
     b->n = tuples_sort_unique(b->data, b->n, arity);
     packed_tuples merged;
     int err = packed_merge(&merged, p, b->data, b->n, arity);
