@@ -177,7 +177,8 @@ size_t packed_block_at(const packed_tuples *p, unsigned arity,
 /* Moves c forward to the first tuple >= t (at_end if none): by the
  * blocks' heads when t lies beyond the next block, then tuple by tuple. */
 void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t);
-/* *out = base plus sorted unique add[0..m) (disjoint from base). */
+/* *out = base plus sorted unique add[0..m); a tuple in both is kept once
+ * (packed_append drops a repeat of the tuple before it). */
 int packed_merge(packed_tuples *out, const packed_tuples *base,
                  const uint64_t *add, size_t m, unsigned arity);
 /* *out = the tuples of p, flat, with room for `extra` more. */
