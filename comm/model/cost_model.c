@@ -719,25 +719,30 @@ static double batches(int peers, int per_batch)
     return peers <= 0 ? 0.0 : (double)((peers + per_batch - 1) / per_batch);
 }
 
+/* What a node's interface carries is the node's total, not q times the
+ * busiest rank's: the busiest node is taken as the busiest rank plus q-1
+ * ranks of the mean (total / P), which is q times the busiest for uniform
+ * blocks and far less when one rank holds most of the data (skewed
+ * relations).  `busiest` and `mean` are bytes of one rank.  Used by a
+ * direct exchange and by two-level's relays. */
+static double busiest_node(double busiest, double mean, double q)
+{
+    return busiest + (q - 1) * fmin(mean, busiest);
+}
+
 /* A direct exchange's bytes.  Of a rank's P-1 peers, P-q are off-node
  * (when there are several nodes); those bytes go through the interface the
- * node's q ranks share, the bytes to its q-1 node mates do not.  What the
- * interface carries is the node's total, not q times the busiest rank's:
- * the busiest node is taken as the busiest rank plus q-1 ranks of the mean
- * (total / P), which is q times the busiest for uniform blocks and far less
- * when one rank holds most of the data (skewed relations).  `busiest` and
- * `mean` are bytes of one rank. */
+ * node's q ranks share (the busiest node's), the bytes to its q-1 node
+ * mates do not. */
 static double direct_bandwidth_bytes(const call_model *c, double busiest,
                                      double mean)
 {
     double q = share(c, 0);
     if (c->nodes <= 1 || c->P <= 1)
         return c->m->beta * busiest;
-    if (mean > busiest)
-        mean = busiest;
     double off = (c->P - q) / (c->P - 1);
     return c->m->beta *
-           (off * (busiest + (q - 1) * mean) + (1.0 - off) * busiest);
+           (off * busiest_node(busiest, mean, q) + (1.0 - off) * busiest);
 }
 
 /* A direct exchange posts its messages while earlier ones are on the wire:
@@ -770,6 +775,8 @@ static double batched_transfers(const call_model *c, int per_batch,
      * distances of share 1 on one node. */
     int q = c->m->ranks_per_node < 1 ? 1 : c->m->ranks_per_node;
     double all_shares = c->nodes > 1 ? (double)q * (c->P - q) : c->P - 1;
+    /* the trail's share for unequal blocks (below, and the header) */
+    double even = c->M > 0 ? fmin(1.0, c->mean_block / c->M) : 1.0;
     double t = 0.0;
     for (int first = 1; first < c->P; first += per_batch) {
         int end = first + per_batch < c->P ? first + per_batch : c->P;
@@ -786,7 +793,6 @@ static double batched_transfers(const call_model *c, int per_batch,
          * postings' time covers, fewer where blocks are unequal (the
          * header's `even`). */
         double post = mine / 2;
-        double even = c->M > 0 ? fmin(1.0, c->mean_block / c->M) : 1.0;
         double trail =
             bytes > post ? even * post * (1.0 - post / bytes) : 0.0;
         t += overlap(mine + (first == 1 ? cpu_first : 0.0), bytes + trail);
@@ -1138,8 +1144,8 @@ static double predict_two_level(const call_model *c, const char *inner)
      * under power-law:0.99 at P = 512, 15% under q S, and 0.5% from the
      * busiest node's actual total). */
     double rank_mean = (double)c->s->total / c->P;
-    double relay_send = (c->S + (q - 1) * fmin(rank_mean, c->S)) / q;
-    double relay_recv = (c->R + (q - 1) * fmin(rank_mean, c->R)) / q;
+    double relay_send = busiest_node(c->S, rank_mean, q) / q;
+    double relay_recv = busiest_node(c->R, rank_mean, q) / q;
     ravel_call_stats across = {
         .P = (int)n,
         .max_block = (uint64_t)fmin(c->S, q * c->M),
