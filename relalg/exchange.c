@@ -90,12 +90,12 @@ int outbox_ensure(ravel_engine *e)
  * as many tuples as the packed part, so that a merge, which rewrites the
  * packed part, comes after that many candidates: a packed tuple is
  * rewritten a few times per iteration, not once per buffer of 2^20. */
-static int push_compacting(ravel_engine *e, int target, int rank,
-                           tuple_buf *b, const uint64_t *t)
+static int push_compacting(ravel_engine *e, size_t slot, int rank,
+                           const uint64_t *t)
 {
-    const relation *r = &e->rels[target];
+    const relation *r = &e->rels[slot / 2];
+    tuple_buf *b = outbox_at(e, slot, rank);
     if (rank != e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN) {
-        size_t slot = (size_t)(b - e->outbox) / (size_t)e->size;
         const packed_tuples *p = outbox_packed_at(e, slot, rank);
         if (b->n >= p->n) {
             int err = exchange_seal_outbox(e, slot, rank, 1);
@@ -121,15 +121,14 @@ int emit_to_target(ravel_engine *e, int target, const uint64_t *t,
                    int in_delta)
 {
     const relation *r = &e->rels[target];
-    tuple_buf *slot = outbox_slot(e, target, in_delta, 0);
+    size_t at = outbox_slot_index(target, in_delta);
     if (e->size == 1)
-        return push_compacting(e, target, 0, slot, t);
-    if (r->kind != REL_REPLICA) {
-        int rank = placement_rank(e, r, t);
-        return push_compacting(e, target, rank, &slot[rank], t);
-    }
+        return push_compacting(e, at, 0, t);
+    if (r->kind != REL_REPLICA)
+        return push_compacting(e, at, placement_rank(e, r, t), t);
     /* A replica goes to every rank holding a sub-bucket of its bucket in the
      * layout relation. */
+    tuple_buf *slot = outbox_at(e, at, 0);
     uint64_t b = placement_bucket(e, r, t);
     uint32_t s = e->rels[r->layout].subs[b];
     for (uint32_t j = 0; j < s; j++) {

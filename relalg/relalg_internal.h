@@ -369,12 +369,18 @@ static inline packed_tuples *outbox_packed_at(const ravel_engine *e,
     return &e->outbox_packed[slot * (size_t)e->size + (size_t)rank];
 }
 
-/* The outbox buffer of tuples for `target` on `rank` (in_delta: moved
- * tuples that are in delta). */
+/* The outbox slot of tuples for `target` (in_delta: moved tuples that are
+ * in delta). */
+static inline size_t outbox_slot_index(int target, int in_delta)
+{
+    return 2 * (size_t)target + (in_delta != 0);
+}
+
+/* The outbox buffer of tuples for `target` on `rank`. */
 static inline tuple_buf *outbox_slot(const ravel_engine *e, int target,
                                      int in_delta, int rank)
 {
-    return outbox_at(e, 2 * (size_t)target + (in_delta != 0), rank);
+    return outbox_at(e, outbox_slot_index(target, in_delta), rank);
 }
 
 /* ---- the relation table (engine.c) -------------------------------------- */
