@@ -88,21 +88,19 @@ int main(int argc, char **argv)
             }
             MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
             if (round == 1) {
-                cpu += 2 * O * peers;
-                bytes += BETA * size * (uneven ? 0.5 : 1.0) * shares;
-                per_batch += ALPHA + max2(2 * O * peers,
-                                          BETA * size * (uneven ? 0.5 : 1.0) *
-                                              shares);
-                /* the receives' completions that trail the batch's last
-                 * byte: all but the fraction the sends' postings (O a
-                 * peer, the network's first part) leave behind */
                 /* uneven: the mean message (size / 2) for the bytes, and
                  * the trail scaled by mean / largest as the model does */
                 double even = uneven ? 0.5 : 1.0;
                 double net = BETA * size * even * shares, post = O * peers;
+                cpu += 2 * post;
+                bytes += net;
+                per_batch += ALPHA + max2(2 * post, net);
+                /* the receives' completions that trail the batch's last
+                 * byte: all but the fraction the sends' postings (O a
+                 * peer, the network's first part) leave behind */
                 double trail = net > post ? even * post * (1 - post / net)
                                           : 0.0;
-                with_trail += ALPHA + max2(2 * O * peers, net + trail);
+                with_trail += ALPHA + max2(2 * post, net + trail);
             }
         }
         /* {-start, end}: the earliest start and the latest end */
