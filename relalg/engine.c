@@ -195,6 +195,10 @@ void ravel_engine_free(ravel_engine *e)
         free(e->outbox);
     }
     free(e->outbox_packed);
+    for (size_t i = 0; e->outbox_box && i < e->outbox_slots * (size_t)e->size;
+         i++)
+        outbox_box_free(&e->outbox_box[i]);
+    free(e->outbox_box);
     free(e->records);
     free(e->checkpoint_dir);
     free(e->resume_dir);

@@ -38,6 +38,13 @@
  * the target's size, 23.5 B in 23 s; from its size, 27.4 B in 22 s; without
  * compaction, 28.5 B in 19 s. */
 #define OUTBOX_COMPACT_MIN ((size_t)1 << 20)
+/* A buffer tries a box of bits once it fills at this many tuples or more
+ * (each time it fills, so at sizes growing by half), and only when it is
+ * an eighth or more of the tuple memory this rank holds: boxes for small
+ * buffers beside a large full saved nothing and made TC of fe_sphere and
+ * cti 9 and 10% slower (relalg/README.md, "Candidates as bits of their
+ * box"). */
+#define BOX_MIN ((size_t)1 << 16)
 
 int outbox_ensure(ravel_engine *e)
 {
@@ -57,6 +64,12 @@ int outbox_ensure(ravel_engine *e)
                                    "outbox buffers", n);
         memset(p + old, 0, (n - old) * sizeof *p);
         e->outbox_packed = p;
+        tuple_box **x = realloc(e->outbox_box, n * sizeof *x);
+        if (!x)
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                                   "outbox buffers", n);
+        memset(x + old, 0, (n - old) * sizeof *x);
+        e->outbox_box = x;
         e->outbox_slots = slots;
     }
     for (size_t i = 0; i < e->nrels; i++) {
@@ -76,6 +89,49 @@ int outbox_ensure(ravel_engine *e)
     return MPI_SUCCESS;
 }
 
+void outbox_box_free(tuple_box **x)
+{
+    if (*x)
+        tuple_box_free(*x);
+    free(*x);
+    *x = NULL;
+}
+
+/* Candidates (not moves) whose box has a bitmap of at most `most` bytes
+ * (and no more than the candidates' own: tuple_box_start) are kept as its
+ * bits from the moment their buffer fills: TC of ego-Facebook held 43 MB
+ * of its own a rank, reduced, in a box of 2 MB, and wiki-Vote up to 109
+ * MB for the other rank in a box of 8.6 MB (relalg/README.md, "Candidates
+ * as bits of their box").  Then b's room goes, and t is pushed.  Returns
+ * 0 when b stays as it was. */
+static int start_box(ravel_engine *e, size_t slot, int rank, tuple_buf *b,
+                     size_t most, const uint64_t *t, int *err)
+{
+    const relation *r = &e->rels[slot / 2];
+    tuple_box **x = outbox_box_at(e, slot, rank);
+    if (*x || (slot & 1) || !(*x = calloc(1, sizeof **x)))
+        return 0;
+    if (!tuple_box_start(*x, b->data, b->n, r->arity, most)) {
+        outbox_box_free(x);
+        return 0;
+    }
+    tuple_buf_free(b);
+    *err = tuple_box_add(*x, t) ? MPI_SUCCESS
+                                : tuple_buf_push(b, r->arity, t);
+    return 1;
+}
+
+/* A quarter of the buffer a box replaces, or for this rank's own
+ * candidates of full at 8 bytes a column, whichever is more (a box that
+ * covers a closure is worth the closure's candidates). */
+static size_t box_most(const relation *r, const tuple_buf *b, int own)
+{
+    uint64_t full = own ? storage_full_count(r) * r->arity * sizeof(uint64_t)
+                        : 0;
+    uint64_t most = full > b->bytes ? full : b->bytes;
+    return (size_t)(most / 4);
+}
+
 /* A full outbox buffer for this rank is first reduced in place
  * (deduplicated and stripped of what the target already holds:
  * tuples_reduce), which bounds the memory of an iteration's candidates by
@@ -89,30 +145,33 @@ int outbox_ensure(ravel_engine *e)
  * and the buffer starts again in the same room.  It grows until it holds
  * as many tuples as the packed part, so that a merge, which rewrites the
  * packed part, comes after that many candidates: a packed tuple is
- * rewritten a few times per iteration, not once per buffer of 2^20. */
+ * rewritten a few times per iteration, not once per buffer of 2^20.
+ * Before either, a buffer of candidates whose box is small becomes a box
+ * of bits (start_box), and what then falls in it never reaches a buffer. */
 static int push_compacting(ravel_engine *e, size_t slot, int rank,
                            const uint64_t *t)
 {
     const relation *r = &e->rels[slot / 2];
     tuple_buf *b = outbox_at(e, slot, rank);
-    if (rank != e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN) {
-        const packed_tuples *p = outbox_packed_at(e, slot, rank);
-        if (b->n >= p->n) {
-            int err = exchange_seal_outbox(e, slot, rank, 1);
-            if (err != MPI_SUCCESS)
-                return err;
-        }
-    }
+    tuple_box *x = *outbox_box_at(e, slot, rank);
+    if (x && tuple_box_add(x, t))
+        return MPI_SUCCESS;
+    int err = MPI_SUCCESS;
+    if (b->n == b->cap && b->n >= BOX_MIN && b->bytes >= budget_held() / 8 &&
+        start_box(e, slot, rank, b, box_most(r, b, rank == e->rank), t, &err))
+        return err;
+    if (rank != e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
+        b->n >= outbox_packed_at(e, slot, rank)->n &&
+        (err = exchange_seal_outbox(e, slot, rank, 1)) != MPI_SUCCESS)
+        return err;
     /* Compacting against a much larger full would probe it at random; from
      * a quarter of its size on, the difference is a near-sequential merge. */
     if (rank == e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
         b->n >= storage_full_count(r) / 4) {
         b->n = storage_reduce(r, b->data, b->n);
-        if (b->n > b->cap / 2) {
-            int err = tuple_buf_reserve(b, r->arity, b->n);
-            if (err != MPI_SUCCESS)
-                return err;
-        }
+        if (b->n > b->cap / 2 &&
+            (err = tuple_buf_reserve(b, r->arity, b->n)) != MPI_SUCCESS)
+            return err;
     }
     return tuple_buf_push(b, r->arity, t);
 }
@@ -264,6 +323,13 @@ static int deliver_self(ravel_engine *e)
 {
     for (size_t s = 0; s < e->outbox_slots; s++) {
         tuple_buf *b = outbox_at(e, s, e->rank);
+        tuple_box **x = outbox_box_at(e, s, e->rank);
+        if (*x) {
+            int err = storage_drain_box(&e->rels[s / 2], *x, b);
+            outbox_box_free(x);
+            if (err != MPI_SUCCESS)
+                return relation_error(&e->rels[s / 2], err);
+        }
         if (!b->n)
             continue;
         int err = exchange_hand_over(exchange_slot_incoming(e, s), b,
@@ -276,6 +342,8 @@ static int deliver_self(ravel_engine *e)
 
 static void outbox_clear(ravel_engine *e)
 {
+    for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++)
+        outbox_box_free(&e->outbox_box[i]);
     for (size_t i = 0; i < e->outbox_slots * (size_t)e->size; i++) {
         tuple_buf_free(&e->outbox[i]);
         packed_free(&e->outbox_packed[i]);
@@ -572,8 +640,12 @@ int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
         err = e->opt.discover_counts
                   ? exchange_discover(e, plan, agreed[AGREE_MAX_BLOCK], st)
                   : send_counted(e, plan, agreed[AGREE_MAX_BLOCK], st);
+    /* This rank's own tuples are local work, not the exchange's: a box of
+     * them is written out without what full holds here. */
+    double t0 = ravel_now();
     if (err == MPI_SUCCESS)
         err = deliver_self(e);
+    st->self_seconds = ravel_now() - t0;
     exchange_plan_discard(e, plan);
     return err;
 }

@@ -15,7 +15,9 @@
  * each (valgrind massif).  Sorted and without repeats they pack into a few
  * bytes each, so the outbox keeps them packed (exchange.c,
  * push_compacting) and they travel that way: a segment is sent packed
- * whenever that is the shorter form, and unpacked once, by the receiver. */
+ * whenever that is the shorter form, and unpacked once, by the receiver.
+ * A buffer whose candidates became bits of their box (exchange.c,
+ * start_box) has them written out, sorted, when it is sealed for good. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -40,6 +42,13 @@ int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep)
     tuple_buf *b = outbox_at(e, slot, dest);
     packed_tuples *p = outbox_packed_at(e, slot, dest);
     unsigned arity = e->rels[slot / 2].arity;
+    tuple_box **x = outbox_box_at(e, slot, dest);
+    if (*x && !keep) { /* the box's tuples join the buffer's, sorted */
+        int err = tuple_box_drain(*x, NULL, 0, NULL, b);
+        outbox_box_free(x);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
     if (b->n == 0) {
         if (!keep) /* the room a fill left behind */
             tuple_buf_free(b);

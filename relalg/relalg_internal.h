@@ -96,6 +96,33 @@ size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
                      const tuple_run *flat, unsigned nflat,
                      const struct packed_tuples *packed);
 
+/* Candidates held as one bit per tuple of their box (tuple_reduce.c): for
+ * this rank's own candidates of a dense closure, a bitmap of the box is
+ * far smaller than the candidates at 8 bytes a column. */
+typedef struct tuple_box {
+    uint64_t *bits;               /* NULL: no box */
+    size_t words, row_words;
+    size_t most_words;            /* the box widens up to this */
+    size_t added;                 /* tuples added (repeats too) */
+    size_t retry_at;              /* widen again from this many added */
+    uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
+    unsigned arity;
+} tuple_box;
+/* Starts *x as the box of t[0..n) with their bits set, when its bitmap
+ * takes at most most_bytes and the tuples' own bytes (and fits the memory
+ * limit); else returns 0
+ * and leaves *x empty.  The box widens for tuples outside it while its
+ * bitmap stays within most_bytes. */
+int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
+                    unsigned arity, size_t most_bytes);
+/* Sets t's bit, widening the box if need be; 0 when t stays outside. */
+int tuple_box_add(tuple_box *x, const uint64_t *t);
+/* Appends to out, sorted, the box's tuples not held by the set of flat
+ * runs and packed (as tuples_reduce's), and frees the box. */
+int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
+                    const struct packed_tuples *packed, tuple_buf *out);
+void tuple_box_free(tuple_box *x);
+
 /* tuples_reduce against nothing: sort and drop repeats. */
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
 
@@ -337,6 +364,10 @@ struct ravel_engine {
      * repeats and packed (exchange.c, push_compacting) */
     tuple_buf *outbox;
     packed_tuples *outbox_packed;
+    tuple_box **outbox_box;       /* indexed alike: a buffer's candidates
+                                     as bits once their box is small
+                                     (exchange.c, push_compacting); NULL
+                                     when none */
     size_t outbox_slots;
     int echoed_error;             /* the exchange failed only because
                                      another rank did (its error is that
@@ -368,6 +399,16 @@ static inline packed_tuples *outbox_packed_at(const ravel_engine *e,
 {
     return &e->outbox_packed[slot * (size_t)e->size + (size_t)rank];
 }
+
+/* Where the box of the outbox buffer of slot for `rank` is kept. */
+static inline tuple_box **outbox_box_at(const ravel_engine *e, size_t slot,
+                                        int rank)
+{
+    return &e->outbox_box[slot * (size_t)e->size + (size_t)rank];
+}
+
+/* Frees the box at *x, if any. */
+void outbox_box_free(tuple_box **x);
 
 /* The outbox slot of tuples for `target` (in_delta: moved tuples that are
  * in delta). */
@@ -430,6 +471,8 @@ typedef struct {
     int backend;              /* registry index of the backend used; -1 */
     double predicted_seconds; /* the model's time for its call(s) */
     double backend_seconds;   /* measured time of the call(s) */
+    double self_seconds;      /* handing this rank's own tuples over: local
+                                 work, counted as computation */
 } exchange_stats;
 
 /* An exchange in two halves, so that its agreement can ride in a
@@ -552,6 +595,9 @@ unsigned storage_runs(const relation *r, ravel_version v,
 uint64_t storage_full_count(const relation *r);
 /* Sorts t[0..n), drops repeats and what full holds; returns the count. */
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n);
+/* Appends the box's tuples that full does not hold to out (sorted), and
+ * frees the box. */
+int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);
 /* Makes full one flat array again (for readers other than the above). */
 int storage_unpack(relation *r);
 /* Makes full readable by storage_runs: unpacks it when it is packed. */

@@ -359,7 +359,9 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
                                      &plan, &next);
         if (local == MPI_SUCCESS)
             local = next_err;
-        fill_record(e, mine, &st, fresh, evaluated + (t2 - t1), t1 - t0);
+        double self = st.self_seconds; /* local work inside the exchange */
+        fill_record(e, mine, &st, fresh, evaluated + (t2 - t1) + self,
+                    t1 - t0 - self);
         evaluated = next;
         mine[F_ERROR] = local != MPI_SUCCESS && local_at == it;
         mine[F_NEXT_ERROR] = local != MPI_SUCCESS && local_at > it;

@@ -79,6 +79,13 @@ size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
     return tuples_reduce(t, n, r->arity, runs, nruns, &r->packed);
 }
 
+int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out)
+{
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    return tuple_box_drain(x, runs, nruns, &r->packed, out);
+}
+
 /* Merges the newest run into the one before it. */
 static int merge_last_run(relation *r)
 {

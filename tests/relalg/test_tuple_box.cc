@@ -1,0 +1,147 @@
+// Candidates held as bits of their box (relalg/tuple_reduce.c, tuple_box_*)
+// against std::set: tuples added in any order with repeats, some far
+// outside the first box (the box widens, or refuses them when the bitmap
+// would pass its limit or outgrow the tuples added), then written out
+// without what a "full" held as a flat run and a packed set holds.  What
+// comes out must be exactly the accepted tuples minus full, sorted, each
+// once (a refused tuple is the caller's to keep).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include <mpi.h> // before the C block: mpi.h brings C++ declarations
+
+extern "C" {
+#include "relalg_internal.h"
+}
+
+namespace {
+
+using Tuple = std::vector<uint64_t>;
+
+Tuple random_tuple(std::mt19937_64 &rng, unsigned arity, uint64_t base,
+                   uint64_t range)
+{
+    Tuple t(arity);
+    for (auto &v : t)
+        v = base + rng() % range;
+    return t;
+}
+
+std::vector<uint64_t> flatten(const std::set<Tuple> &s)
+{
+    std::vector<uint64_t> out;
+    for (const auto &t : s)
+        out.insert(out.end(), t.begin(), t.end());
+    return out;
+}
+
+void check_box(unsigned arity, uint64_t seed, size_t most_bytes,
+               size_t *refused_count)
+{
+    std::mt19937_64 rng(seed);
+    // A first batch in a small box, dense enough to start one.
+    std::vector<uint64_t> first;
+    std::set<Tuple> added;
+    for (int i = 0; i < 400; i++) {
+        Tuple t = random_tuple(rng, arity, 100, 6);
+        first.insert(first.end(), t.begin(), t.end());
+        added.insert(t);
+    }
+    tuple_box box;
+    ASSERT_EQ(tuple_box_start(&box, first.data(), first.size() / arity,
+                              arity, most_bytes),
+              1);
+    // Then tuples near the box (widening it), far away (refused once the
+    // bitmap would pass most_bytes) and repeats.
+    std::set<Tuple> refused;
+    for (int i = 0; i < 3000; i++) {
+        int kind = (int)(rng() % 10);
+        Tuple t = kind < 6   ? random_tuple(rng, arity, 90, 30)
+                  : kind < 8 ? random_tuple(rng, arity, 0, 200)
+                  : kind < 9 ? random_tuple(rng, arity, 1u << 30, 1000)
+                             : *std::next(added.begin(),
+                                          (long)(rng() % added.size()));
+        if (tuple_box_add(&box, t.data()))
+            added.insert(t);
+        else
+            refused.insert(t);
+    }
+    // A refused tuple goes to the buffer; it may be accepted later, once
+    // the box has widened for others: what comes out is what was accepted.
+    *refused_count = refused.size();
+    // full: a flat run and a packed set, disjoint, drawn from the region.
+    std::set<Tuple> flat_part, packed_part;
+    for (int i = 0; i < 2000; i++) {
+        Tuple t = random_tuple(rng, arity, 0, 200);
+        (i % 2 ? flat_part : packed_part).insert(t);
+    }
+    for (const auto &t : flat_part)
+        packed_part.erase(t);
+    std::vector<uint64_t> flat = flatten(flat_part);
+    std::vector<uint64_t> packed_flat = flatten(packed_part);
+    packed_tuples empty, packed;
+    std::memset(&empty, 0, sizeof empty);
+    ASSERT_EQ(packed_merge(&packed, &empty, packed_flat.data(),
+                           packed_part.size(), arity),
+              MPI_SUCCESS);
+    tuple_run run = {flat.data(), flat_part.size()};
+
+    tuple_buf out;
+    std::memset(&out, 0, sizeof out);
+    ASSERT_EQ(tuple_box_drain(&box, &run, 1, &packed, &out), MPI_SUCCESS);
+    EXPECT_EQ(box.bits, nullptr); // drained boxes are freed
+
+    std::vector<Tuple> want;
+    for (const auto &t : added)
+        if (!flat_part.count(t) && !packed_part.count(t))
+            want.push_back(t); // std::set order: sorted, each once
+    std::vector<Tuple> got;
+    for (size_t i = 0; i < out.n; i++)
+        got.emplace_back(out.data + i * arity, out.data + (i + 1) * arity);
+    EXPECT_EQ(got, want) << "arity " << arity << " seed " << seed;
+    tuple_buf_free(&out);
+    packed_free(&packed);
+}
+
+TEST(TupleBox, HoldsWhatWasAddedMinusFull)
+{
+    size_t refused = 0;
+    for (unsigned arity = 1; arity <= 4; arity++)
+        for (uint64_t seed = 1; seed <= 5; seed++)
+            check_box(arity, seed, (size_t)1 << 20, &refused);
+}
+
+// A small limit: most far tuples and some near ones are refused, and what
+// was accepted still comes out whole.
+TEST(TupleBox, RefusesPastItsLimitAndLosesNothing)
+{
+    for (unsigned arity = 1; arity <= 3; arity++)
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+            size_t refused = 0;
+            check_box(arity, seed, 4096, &refused);
+            EXPECT_GT(refused, 0u) << "arity " << arity << " seed " << seed;
+        }
+}
+
+// Appending to a buffer that holds tuples already keeps them in front.
+TEST(TupleBox, DrainAppends)
+{
+    std::vector<uint64_t> t = {5, 7, 5, 8, 6, 7};
+    tuple_box box;
+    ASSERT_EQ(tuple_box_start(&box, t.data(), 3, 2, 1 << 20), 1);
+    tuple_buf out;
+    std::memset(&out, 0, sizeof out);
+    uint64_t before[2] = {99, 99};
+    ASSERT_EQ(tuple_buf_append(&out, 2, before, 1), MPI_SUCCESS);
+    ASSERT_EQ(tuple_box_drain(&box, nullptr, 0, nullptr, &out), MPI_SUCCESS);
+    std::vector<uint64_t> got(out.data, out.data + out.n * 2);
+    EXPECT_EQ(got, (std::vector<uint64_t>{99, 99, 5, 7, 5, 8, 6, 7}));
+    tuple_buf_free(&out);
+}
+
+} // namespace
