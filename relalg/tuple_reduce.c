@@ -209,6 +209,14 @@ ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
         }
 }
 
+/* Whether a bitmap of `words` more fits the memory limit: it counts as
+ * tuple memory, and is only an optimisation. */
+static int bitmap_fits_budget(size_t words)
+{
+    uint64_t cap = budget_limit();
+    return cap == 0 || budget_held() + words * sizeof(uint64_t) <= cap;
+}
+
 /* The words of a box from min to max: 0 when over `most`. */
 static size_t box_words(unsigned arity, const uint64_t *min,
                         const uint64_t *max, size_t most, size_t *row_words)
@@ -239,10 +247,8 @@ static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
     *words = box_words(arity, min, max, n / 2 * arity, row_words);
     if (*words == 0)
         return 0;
-    /* The bitmap counts as tuple memory, and is only an optimisation: over
-     * the limit, the sort does the work. */
-    uint64_t cap = budget_limit();
-    return cap == 0 || budget_held() + *words * 8 <= cap;
+    /* Over the limit, the sort does the work. */
+    return bitmap_fits_budget(*words);
 }
 
 /* The bit of tuple s, which lies in the box of fits_one_bitmap. */
@@ -297,6 +303,20 @@ static void clear_box_held(full_walk *f, const uint64_t *min,
                 clear_bit(bits, box_bit(cur->cur, arity, min, max, row_bits));
 }
 
+/* key's first k columns to the next row of the box, the last of them
+ * first (rows in order). */
+static inline void next_row(uint64_t *key, const uint64_t *min,
+                            const uint64_t *max, unsigned k)
+{
+    for (unsigned c = k; c-- > 0;) {
+        if (key[c] < max[c]) {
+            key[c]++;
+            return;
+        }
+        key[c] = min[c];
+    }
+}
+
 /* Writes a tuple from t[0] for every bit set, in order (a row is one value
  * of all columns but the last, rows in order; a row's bits are its last
  * column's values); returns the count. */
@@ -311,13 +331,7 @@ static size_t write_box(uint64_t *t, unsigned arity, const uint64_t *min,
     for (size_t r = 0; r < words / row_words; r++) {
         w = write_bits(t, w, arity, key, min[k], bits + r * row_words,
                        row_words);
-        for (unsigned c = k; c-- > 0;) { /* the next row, last column first */
-            if (key[c] < max[c]) {
-                key[c]++;
-                break;
-            }
-            key[c] = min[c];
-        }
+        next_row(key, min, max, k);
     }
     return w;
 }
@@ -361,9 +375,7 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     size_t most = most_bytes / sizeof *x->bits;
     x->words = box_words(arity, x->min, x->max, most < dense ? most : dense,
                          &x->row_words);
-    uint64_t cap = budget_limit();
-    if (x->words == 0 ||
-        (cap != 0 && budget_held() + x->words * sizeof *x->bits > cap)) {
+    if (x->words == 0 || !bitmap_fits_budget(x->words)) {
         memset(x, 0, sizeof *x);
         return 0;
     }
@@ -407,9 +419,7 @@ static int widen_box(tuple_box *x, const uint64_t *t)
     size_t most = x->added * a < x->most_words ? x->added * a : x->most_words;
     size_t row_words = 0;
     size_t words = box_words(a, lo, hi, most, &row_words);
-    uint64_t cap = budget_limit();
-    if (words == 0 ||
-        (cap != 0 && budget_held() + words * sizeof(uint64_t) > cap))
+    if (words == 0 || !bitmap_fits_budget(words))
         return 0;
     uint64_t *bits = calloc(words, sizeof *bits);
     if (!bits)
@@ -427,13 +437,7 @@ static int widen_box(tuple_box *x, const uint64_t *t)
                 uint64_t v = box_bit(key, a, lo, hi, 64 * row_words);
                 bits[v / 64] |= (uint64_t)1 << (v % 64);
             }
-        for (unsigned c = k; c-- > 0;) {
-            if (key[c] < x->max[c]) {
-                key[c]++;
-                break;
-            }
-            key[c] = x->min[c];
-        }
+        next_row(key, x->min, x->max, k);
     }
     budget_note(x->words * sizeof *x->bits, 0);
     free(x->bits);
