@@ -324,7 +324,7 @@ int comm_run_kernel_in(comm_context *ctx, comm_kernel kernel,
 
     comm_exchange x = {send_base, recv_base, sizes, offsets,
                        sizes + P, offsets + P, ctx, param, NULL, NULL,
-                       ctx->carry_wanted ? &ctx->carry : NULL};
+                       ctx->carry_wanted ? &ctx->carry : NULL, NULL};
     ctx->carry.done = 0;
     if (x.carry && P == 1) /* one rank knows the whole call */
         comm_carry_begin(x.carry, &x, 2);

@@ -159,6 +159,10 @@ struct comm_exchange {
      * (comm_carry_*), if it can: the Bruck family in its headers, the
      * padded backends in the allreduce they make anyway. */
     comm_carry *carry;
+    /* The exchange handle running the call (exchange.c), whose outboxes
+     * shm may hold in place (comm_shm_room); NULL in MPI_Alltoallv's
+     * signature. */
+    void *owner;
 };
 
 /* Where the block for rank dst starts (NULL when it is empty). */
@@ -187,6 +191,24 @@ int comm_shm_kernel(const comm_exchange *x);
  * goes in rounds. */
 size_t comm_shm_header(int P);
 size_t comm_shm_limit(int P);
+
+/* Outboxes written in place (exchange.c, for a handle of backend shm).
+ * comm_shm_room hands out `bytes` of room, 64-byte aligned, in this rank's
+ * half of shm's next call, for handle `owner`'s outboxes: the caller's
+ * writes are then the only copy, the call writing just the half's header.
+ * NULL when there is no window yet, another handle placed outboxes for
+ * the same call, or the half has no more room; either way the next call
+ * grows the window toward what the owner's outboxes take (up to
+ * ravel_comm_shm_outboxes).  Whatever would overwrite placed outboxes
+ * first calls `evacuate(owner)`, which must move every one of them to the
+ * owner's own memory (updating the send_at its run reads) and call
+ * comm_shm_unplace: another handle's or MPI_Alltoallv's call, a growth of
+ * the window, a call in rounds, the context's end.  The placement ends
+ * with the owner's call. */
+typedef int (*comm_evacuate_fn)(void *owner);
+char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
+                    size_t bytes);
+void comm_shm_unplace(comm_context *ctx, const void *owner);
 
 /* The discovering kernel of backend `name` (and its parameter), or NULL
  * when the backend needs receive counts in advance (registry.c). */

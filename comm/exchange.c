@@ -54,6 +54,10 @@ struct ravel_exchange {
     /* outboxes, or the caller's send buffer */
     char **out;
     size_t *out_len, *out_cap;
+    /* Outboxes written in place in shm's window (backend shm only,
+     * comm_shm_room): all of a run's or none (place_off: not this run). */
+    int placeable, place_off;
+    char *out_placed; /* [P] */
     const char *send_buf;
     const size_t *send_bytes_arg, *send_off_arg;
     /* per run */
@@ -146,6 +150,10 @@ int ravel_exchange_create(MPI_Comm comm, const char *name,
     x->fn = fn;
     x->is_auto =
         fn == ravel_alltoallv_auto || fn == comm_alltoallv_auto_agree;
+    int param;
+    x->placeable =
+        !x->is_auto && comm_discovering_kernel(name, &param) == comm_shm_kernel;
+    x->out_placed = calloc(P, sizeof *x->out_placed);
     x->out = calloc(P, sizeof *x->out);
     x->out_len = calloc(P, sizeof *x->out_len);
     x->out_cap = calloc(P, sizeof *x->out_cap);
@@ -155,7 +163,8 @@ int ravel_exchange_create(MPI_Comm comm, const char *name,
     x->ints = calloc(4 * P, sizeof *x->ints);
     x->inbox.view = calloc(P, sizeof *x->inbox.view);
     x->inbox.len = calloc(P, sizeof *x->inbox.len);
-    if (!x->out || !x->out_len || !x->out_cap || !x->send_bytes ||
+    if (!x->out || !x->out_len || !x->out_cap || !x->out_placed ||
+        !x->send_bytes ||
         !x->send_at || !x->counts || !x->ints || !x->inbox.view ||
         !x->inbox.len) {
         ravel_exchange_free(x);
@@ -166,10 +175,25 @@ int ravel_exchange_create(MPI_Comm comm, const char *name,
     return MPI_SUCCESS;
 }
 
+/* Forgets the outboxes written in place (the run that sent them is over,
+ * or they are discarded): their rooms were the window's. */
+static void drop_placed(ravel_exchange *x)
+{
+    for (int i = 0; x->out_placed && i < x->ctx->size; i++)
+        if (x->out_placed[i]) {
+            x->out[i] = NULL;
+            x->out_len[i] = x->out_cap[i] = 0;
+            x->out_placed[i] = 0;
+        }
+    x->place_off = 0;
+    comm_shm_unplace(x->ctx, x);
+}
+
 void ravel_exchange_free(ravel_exchange *x)
 {
     if (!x)
         return;
+    drop_placed(x);
     for (int i = 0; x->out && i < x->ctx->size; i++)
         comm_payload_free(x->out[i]);
     for (size_t c = 0; c < x->inbox.nchunks; c++)
@@ -179,6 +203,7 @@ void ravel_exchange_free(ravel_exchange *x)
     free(x->out);
     free(x->out_len);
     free(x->out_cap);
+    free(x->out_placed);
     free(x->send_bytes);
     free(x->send_at);
     free(x->counts);
@@ -186,6 +211,93 @@ void ravel_exchange_free(ravel_exchange *x)
     free(x->inbox.view);
     free(x->inbox.len);
     free(x);
+}
+
+/* Moves every outbox written in place to memory of the handle's own
+ * (comm_evacuate_fn): something is about to overwrite the window's half,
+ * or one outbox found no room there.  No more room this run. */
+static int evacuate_outboxes(void *owner)
+{
+    ravel_exchange *x = owner;
+    for (int i = 0; i < x->ctx->size; i++) {
+        if (!x->out_placed[i])
+            continue;
+        char *mine = comm_payload_alloc(x->out_cap[i], 0);
+        if (!mine)
+            return ravel_error_set(MPI_ERR_NO_MEM, "out of memory moving "
+                                   "the outbox of rank %d (%zu bytes) out of "
+                                   "the shared window", i, x->out_cap[i]);
+        if (x->out_len[i])
+            comm_copy(mine, x->out[i], x->out_len[i]);
+        if (x->send_at[i] == x->out[i])
+            x->send_at[i] = mine; /* inside a run: the kernel reads it */
+        x->out[i] = mine;
+        x->out_placed[i] = 0;
+    }
+    x->place_off = 1;
+    comm_shm_unplace(x->ctx, x);
+    return MPI_SUCCESS;
+}
+
+/* The capacity after `cap` that holds `need` bytes: doubling from 256. */
+static size_t next_capacity(size_t cap, size_t need)
+{
+    cap = cap ? cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
+    return cap;
+}
+
+/* Room in the window for dest's outbox of `need` bytes, its bytes so far
+ * copied there; 0 when there is none.  Its first room of a run holds what
+ * it sent in the last run and an eighth more (an iterated exchange sends
+ * much the same), later ones double. */
+static int place_outbox(ravel_exchange *x, int dest, size_t need)
+{
+    size_t cap = next_capacity(x->out_cap[dest], need);
+    if (!x->out_placed[dest]) {
+        size_t last = x->send_bytes[dest];
+        cap = last + last / 8 > last ? last + last / 8 : last;
+        cap = cap > need ? cap : need;
+        cap = cap > 256 ? cap : 256;
+    }
+    char *room = comm_shm_room(x->ctx, x, evacuate_outboxes, cap);
+    if (!room)
+        return 0;
+    if (x->out_len[dest])
+        comm_copy(room, x->out[dest], x->out_len[dest]);
+    if (!x->out_placed[dest])
+        comm_payload_free(x->out[dest]); /* a room of the window now */
+    x->out[dest] = room;
+    x->out_cap[dest] = cap;
+    x->out_placed[dest] = 1;
+    return 1;
+}
+
+/* dest's outbox grown to hold `need` bytes: in the window while every
+ * outbox of the run fits there, else in memory of the handle's own. */
+static int grow_outbox(ravel_exchange *x, int dest, size_t need)
+{
+    if (x->placeable && !x->place_off) {
+        if (place_outbox(x, dest, need))
+            return MPI_SUCCESS;
+        int err = evacuate_outboxes(x); /* all of the run's, or none */
+        if (err != MPI_SUCCESS)
+            return err;
+        if (x->out[dest] && need <= x->out_cap[dest])
+            return MPI_SUCCESS;
+    }
+    size_t cap = next_capacity(x->out_cap[dest], need);
+    char *grown = comm_payload_alloc(cap, 0);
+    if (!grown)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the "
+                               "outbox of rank %d to %zu bytes", dest, cap);
+    if (x->out_len[dest])
+        memcpy(grown, x->out[dest], x->out_len[dest]);
+    comm_payload_free(x->out[dest]);
+    x->out[dest] = grown;
+    x->out_cap[dest] = cap;
+    return MPI_SUCCESS;
 }
 
 void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
@@ -202,22 +314,10 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
                         dest);
         return NULL;
     }
-    if (need > x->out_cap[dest] || !x->out[dest]) {
-        size_t cap = x->out_cap[dest] ? x->out_cap[dest] : 256;
-        while (cap < need)
-            cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
-        char *grown = comm_payload_alloc(cap, 0);
-        if (!grown) {
-            ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the "
-                            "outbox of rank %d to %zu bytes", dest, cap);
-            return NULL;
-        }
-        if (x->out_len[dest])
-            memcpy(grown, x->out[dest], x->out_len[dest]);
-        comm_payload_free(x->out[dest]);
-        x->out[dest] = grown;
-        x->out_cap[dest] = cap;
-    }
+    int to_place = x->placeable && !x->place_off && !x->out_placed[dest];
+    if ((need > x->out_cap[dest] || !x->out[dest] || to_place) &&
+        grow_outbox(x, dest, need) != MPI_SUCCESS)
+        return NULL;
     char *at = x->out[dest] + x->out_len[dest];
     x->out_len[dest] = need;
     return at;
@@ -226,6 +326,7 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
 int ravel_exchange_send(ravel_exchange *x, const void *buf,
                         const size_t bytes[], const size_t offsets[])
 {
+    drop_placed(x);
     for (int i = 0; i < x->ctx->size; i++)
         x->out_len[i] = 0;
     x->send_buf = buf ? buf : "";
@@ -254,6 +355,7 @@ static int run_discovering(ravel_exchange *x, comm_kernel kernel, int param)
     e.ctx = x->ctx;
     e.param = param;
     e.inbox = &x->inbox;
+    e.owner = x;
     int err = kernel(&e);
     comm_charge_flush();
     return err;
@@ -456,6 +558,7 @@ int ravel_exchange_run(ravel_exchange *x)
         err = kernel ? run_discovering(x, kernel, x->kernel_param)
                      : run_with_counts(x, ravel_alltoallv_lookup(name));
     }
+    drop_placed(x);
     for (int i = 0; i < P; i++)
         x->out_len[i] = 0;
     x->send_buf = NULL;

@@ -55,20 +55,51 @@ void ravel_comm_set_shm_chunk(uint64_t bytes)
     shm_chunk = bytes == 0 || bytes >= SHM_CHUNK_MIN ? bytes : SHM_CHUNK_MIN;
 }
 
+/* The size environment variable `name` gives, if it is one of at least
+ * SHM_CHUNK_MIN bytes, else (with a warning when set) the default, whose
+ * text the warning gives. */
+static uint64_t size_from_env(const char *name, uint64_t fallback,
+                              const char *fallback_text)
+{
+    const char *env = getenv(name);
+    uint64_t value;
+    if (env && ravel_parse_bytes(env, &value) == 0 && value >= SHM_CHUNK_MIN)
+        return value;
+    if (env)
+        ravel_log(RAVEL_LOG_WARN,
+                  "%s='%s' is not a size of at least %d bytes (say %s); "
+                  "using %s",
+                  name, env, SHM_CHUNK_MIN, fallback_text, fallback_text);
+    return fallback;
+}
+
 uint64_t ravel_comm_shm_chunk(void)
 {
-    if (shm_chunk == 0) {
-        shm_chunk = SHM_CHUNK_DEFAULT;
-        const char *env = getenv("RAVEL_SHM_CHUNK");
-        uint64_t value;
-        if (env && ravel_parse_bytes(env, &value) == 0 &&
-            value >= SHM_CHUNK_MIN)
-            shm_chunk = value;
-        else if (env)
-            ravel_log(RAVEL_LOG_WARN,
-                      "RAVEL_SHM_CHUNK='%s' is not a size of at least %d "
-                      "bytes (say 1M); using 1M",
-                      env, SHM_CHUNK_MIN);
-    }
+    if (shm_chunk == 0)
+        shm_chunk = size_from_env("RAVEL_SHM_CHUNK", SHM_CHUNK_DEFAULT, "1M");
     return shm_chunk;
+}
+
+/* The most bytes a half of shm's segment grows to for outboxes written in
+ * place.  16 MiB: 4 MiB blocks at 2 ranks (3.7 MB a rank at most) fit a
+ * half with room for their growth, and a node of 64 ranks keeps at most 2
+ * GiB of shared halves, for outboxes that would take half of that in the
+ * handles' own memory anyway. */
+#define SHM_OUTBOXES_DEFAULT ((uint64_t)16 << 20)
+
+static uint64_t shm_outboxes = 0; /* 0: not set yet */
+
+void ravel_comm_set_shm_outboxes(uint64_t bytes)
+{
+    shm_outboxes =
+        bytes == 0 || bytes >= SHM_CHUNK_MIN ? bytes : SHM_CHUNK_MIN;
+}
+
+uint64_t ravel_comm_shm_outboxes(void)
+{
+    if (shm_outboxes == 0)
+        shm_outboxes = size_from_env("RAVEL_SHM_OUTBOXES",
+                                     SHM_OUTBOXES_DEFAULT, "16M");
+    uint64_t chunk = ravel_comm_shm_chunk();
+    return shm_outboxes > chunk ? shm_outboxes : chunk;
 }

@@ -48,10 +48,13 @@ static void fill_options(ravel_option options[OPTION_COUNT], a2a_config *cfg)
          "as a caller that exchanges counts first does (ravel's engine); "
          "its rows are labelled auto+hint"},
         {"api", RAVEL_OPT_STRING, &api_text, "FORM",
-         "alltoallv | exchange: call the backends through MPI_Alltoallv's "
-         "signature, or through ravel_exchange_run (receive counts "
-         "discovered, arrivals read in place; rows NAME/exchange) "
-         "(default alltoallv)"},
+         "alltoallv | exchange | outbox: call the backends through "
+         "MPI_Alltoallv's signature, or through ravel_exchange_run "
+         "(receive counts discovered, arrivals read in place) on the send "
+         "buffer as it is (rows NAME/exchange) or on outboxes the timed "
+         "call first copies each block into, as a caller that writes its "
+         "data there does (rows NAME/outbox; shm's lie in its shared "
+         "window) (default alltoallv)"},
         {"help", RAVEL_OPT_FLAG, &cfg->help, NULL, "this text"},
     };
     memcpy(options, table, sizeof table);
@@ -201,10 +204,12 @@ int a2a_config_parse(int argc, char **argv, a2a_config *cfg, char *err,
     }
     cfg->type_name = type_text;
     if (strcmp(api_text, "exchange") == 0) {
-        cfg->exchange_api = 1;
+        cfg->exchange_api = A2A_API_EXCHANGE;
+    } else if (strcmp(api_text, "outbox") == 0) {
+        cfg->exchange_api = A2A_API_OUTBOX;
     } else if (strcmp(api_text, "alltoallv") != 0) {
-        snprintf(err, errlen, "--api=%s is not one of alltoallv, exchange",
-                 api_text);
+        snprintf(err, errlen, "--api=%s is not one of alltoallv, exchange, "
+                 "outbox", api_text);
         return -1;
     }
     if (parse_backends(cfg, err, errlen) || parse_sizes(cfg, err, errlen))

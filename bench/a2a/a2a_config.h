@@ -14,6 +14,9 @@
 
 #define A2A_MAX_LIST 64 /* entries in --comm and --N lists */
 
+/* --api=exchange and --api=outbox (0: MPI_Alltoallv's signature). */
+enum { A2A_API_EXCHANGE = 1, A2A_API_OUTBOX = 2 };
+
 typedef struct {
     const char *backends[A2A_MAX_LIST]; /* registered names */
     size_t nbackends;
@@ -22,7 +25,8 @@ typedef struct {
     uint64_t iters, warmup, seed;
     int verify, help;
     int hint_stats; /* --hint-stats: auto is told each call's statistics */
-    int exchange_api; /* --api=exchange: through ravel_exchange_run */
+    int exchange_api; /* --api: 0, or through ravel_exchange_run on the
+                         send buffer or on outboxes (A2A_API_*) */
     const char *csv_path;  /* NULL: no CSV */
     const char *model_path; /* --model: NULL = RAVEL_MODEL or built-in */
     a2a_dist dist;

@@ -89,9 +89,29 @@ static int views_match(const ravel_exchange *h, const a2a_exchange *x,
     return 1;
 }
 
-/* The same calls through the exchange API: the send buffer as it is
- * (ravel_exchange_send), receive counts discovered, arrivals left where
- * the backend put them (a view per source). */
+/* One call's blocks handed to exchange h: the send buffer as it is
+ * (ravel_exchange_send), or copied block by block into h's outboxes (a
+ * caller writing its data there; shm's outboxes lie in its window). */
+static int hand_over(ravel_exchange *h, const a2a_exchange *x,
+                     const a2a_config *cfg, const size_t *bytes,
+                     const size_t *offsets)
+{
+    if (cfg->exchange_api != A2A_API_OUTBOX)
+        return ravel_exchange_send(h, x->sendbuf, bytes, offsets);
+    for (int i = 0; i < x->P; i++) {
+        if (!bytes[i])
+            continue;
+        void *room = ravel_exchange_outbox(h, i, bytes[i]);
+        if (!room)
+            return MPI_ERR_NO_MEM;
+        memcpy(room, (const char *)x->sendbuf + offsets[i], bytes[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The same calls through the exchange API (hand_over), receive counts
+ * discovered, arrivals left where the backend put them (a view per
+ * source). */
 static int timed_exchanges(const char *name, const a2a_exchange *x,
                            const a2a_config *cfg, MPI_Comm comm, timing *t)
 {
@@ -114,7 +134,7 @@ static int timed_exchanges(const char *name, const a2a_exchange *x,
             break;
         ravel_comm_stats_reset();
         double start = MPI_Wtime();
-        err = ravel_exchange_send(h, x->sendbuf, bytes, offsets);
+        err = hand_over(h, x, cfg, bytes, offsets);
         if (err == MPI_SUCCESS)
             err = ravel_exchange_run(h);
         double elapsed = MPI_Wtime() - start;
@@ -306,7 +326,10 @@ static int run_size(const a2a_config *cfg, uint64_t n_bytes,
         static char labels[A2A_MAX_LIST][64];
         char *label = labels[b];
         snprintf(label, sizeof labels[b], "%s%s",
-                 hinted ? "auto+hint" : name, exchange ? "/exchange" : "");
+                 hinted ? "auto+hint" : name,
+                 !exchange                                ? ""
+                 : cfg->exchange_api == A2A_API_OUTBOX ? "/outbox"
+                                                          : "/exchange");
         double possible = 0.0;
         if (!is_memcpy &&
             ravel_comm_predict(comm, name, &stats, &possible) ==

@@ -54,6 +54,24 @@
  * still reading the views.  A call in rounds copies out there too (the
  * views could not outlive the next round), into the inbox's memory.
  *
+ * Outboxes written in place.  An exchange handle of this backend asks for
+ * its outboxes' room in the rank's half of the next call
+ * (comm_shm_room: bump allocation behind the header, safe to write once
+ * the rank has left the previous call, since every rank had then left the
+ * one before, the half's last reader).  The caller's writes are then the
+ * only copy: the call writes the header (where each block lies), and when
+ * every rank's blocks are in place and the window need not grow, reads
+ * them in place, in one round whatever the limit.  All of a run's
+ * outboxes are in place or none (one that finds no room moves the others
+ * out).  Anything that would overwrite them first moves them to the
+ * handle's memory (the evacuate callback): another handle's or
+ * MPI_Alltoallv's call, a growth, a call in rounds.  The window grows for
+ * outboxes (each rank publishes the half it would want, its blocks and an
+ * eighth) up to ravel_comm_shm_outboxes, 16 MiB a half by default, beyond
+ * the chunk that bounds copies in rounds: memory the outboxes would take
+ * in the handle anyway.  bench/results/shm/: 0.09 to 0.26 of vendor's
+ * time in the same form from 64 KiB to 4 MiB at 2 ranks.
+ *
  * shm carries no statistics for auto: to auto it is a direct exchange.
  *
  * Only for a communicator whose ranks all share one node (node_ranks ==
@@ -72,16 +90,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A half's header: the call it belongs to, then P + 1 offsets (from the
- * half's start) at which the blocks for ranks 0 .. P-1 start and the last
- * ends; the data follows at HEADER_ALIGN. */
-enum { HDR_CALL, HDR_OFFSETS, HEADER_ALIGN = 64, FIRST_HALF = 64 * 1024 };
+/* A half's header: the call it belongs to, where its data ends, then for
+ * ranks 0 .. P-1 where the block for that rank starts and ends (offsets
+ * from the half's start); the data follows at HEADER_ALIGN.  Blocks
+ * written by the backend lie one after another in rank order, outboxes
+ * written in place wherever their room was handed out. */
+enum { HDR_CALL, HDR_END, HDR_BLOCKS, HEADER_ALIGN = 64,
+       FIRST_HALF = 64 * 1024 };
 
 static size_t align_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 size_t comm_shm_header(int P)
 {
-    return align_up((HDR_OFFSETS + (size_t)P + 1) * sizeof(uint64_t),
+    return align_up((HDR_BLOCKS + 2 * (size_t)P) * sizeof(uint64_t),
                     HEADER_ALIGN);
 }
 
@@ -99,6 +120,18 @@ size_t comm_shm_limit(int P)
 /* Under SimGrid SMPI: refused (the file's comment says why). */
 void comm_shm_free(comm_context *ctx) { (void)ctx; }
 
+char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
+                    size_t bytes)
+{
+    (void)ctx, (void)owner, (void)evacuate, (void)bytes;
+    return NULL;
+}
+
+void comm_shm_unplace(comm_context *ctx, const void *owner)
+{
+    (void)ctx, (void)owner;
+}
+
 int comm_shm_kernel(const comm_exchange *x)
 {
     (void)x;
@@ -107,17 +140,24 @@ int comm_shm_kernel(const comm_exchange *x)
 }
 #else
 
+/* What a rank publishes for a round, kept by the round's parity like the
+ * halves: a rank may publish call k+1 while a slower one still reads what
+ * it published for call k (reading the next call's need there once made
+ * two ranks decide a growth apart, and wait for each other forever). */
+typedef struct {
+    uint64_t need;     /* bytes of a half that hold its blocks */
+    uint64_t want;     /* bytes of a half its outboxes would like to be
+                          written in place in; 0: none asked */
+    uint64_t failed;   /* it failed before the exchange */
+    uint64_t unplaced; /* its blocks are not all written in place */
+} shm_note;
+
 /* A segment's control line, in front of its two halves: `published` is
- * the number of calls whose blocks the rank has written (stored last,
- * with release order), need[] and failed[] what it found in the last, by
- * the call's parity like the halves: a rank may publish call k+1 while a
- * slower one still reads what it published for call k (and reading the
- * next call's need there once made two ranks decide a growth apart, and
- * wait for each other forever). */
+ * the number of rounds whose blocks the rank has written (stored last,
+ * with release order), note[] what it said in the last two. */
 typedef struct {
     _Atomic uint64_t published;
-    uint64_t need[2];
-    uint64_t failed[2];
+    shm_note note[2];
 } shm_control;
 enum { CONTROL_BYTES = 128 }; /* two cache lines: no false sharing */
 
@@ -128,6 +168,11 @@ struct comm_shm {
     size_t header;      /* bytes of a half's header, aligned */
     unsigned long long calls; /* rounds, in fact: a call may take several */
     char **dest;        /* [P] where each source's block goes, in rounds */
+    /* Outboxes written in place for the next call (comm_shm_room). */
+    void *placer;              /* whose, or NULL */
+    comm_evacuate_fn evacuate; /* moves them to the placer's memory */
+    size_t placed;             /* bytes of the half's data handed out */
+    const void *asked;         /* the handle that asked for room */
 };
 
 static void shm_destroy(comm_shm *shm)
@@ -139,10 +184,20 @@ static void shm_destroy(comm_shm *shm)
     shm->half = 0;
 }
 
+/* Moves the outboxes placed in the next half to their handle's memory,
+ * unless they are `owner`'s. */
+static int evacuate_others(comm_shm *shm, const void *owner)
+{
+    if (!shm->placer || shm->placer == owner)
+        return MPI_SUCCESS;
+    return shm->evacuate(shm->placer);
+}
+
 void comm_shm_free(comm_context *ctx)
 {
     if (!ctx->shm)
         return;
+    evacuate_others(ctx->shm, NULL); /* out of memory: nothing to keep */
     shm_destroy(ctx->shm);
     free(ctx->shm->base);
     free(ctx->shm->dest);
@@ -182,6 +237,7 @@ static int shm_state(comm_context *ctx, comm_shm **out)
         if (!dest) {
             free(base);
             free(shm);
+            *out = NULL;
             return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for "
                                    "%d ranks' segment addresses", ctx->size);
         }
@@ -226,25 +282,98 @@ static char *half_of(const comm_shm *shm, int rank)
     return shm->base[rank] + CONTROL_BYTES + (shm->calls & 1) * shm->half;
 }
 
-/* Step 1's end: this round's blocks (if written), need and failure. */
-static void publish(const comm_context *ctx, comm_shm *shm, uint64_t need,
-                    int failed)
+char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
+                    size_t bytes)
+{
+    comm_shm *shm = NULL;
+    if (ctx->size == 1 || ctx->node_ranks < ctx->size ||
+        shm_state(ctx, &shm) != MPI_SUCCESS)
+        return NULL;
+    shm->asked = owner;
+    if (shm->win == MPI_WIN_NULL || (shm->placer && shm->placer != owner))
+        return NULL;
+    size_t at = align_up(shm->placed, HEADER_ALIGN);
+    size_t room = shm->half - shm->header;
+    if (at > room || bytes > room - at)
+        return NULL;
+    shm->placer = owner;
+    shm->evacuate = evacuate;
+    shm->placed = at + bytes;
+    return half_of(shm, ctx->rank) + shm->header + at;
+}
+
+void comm_shm_unplace(comm_context *ctx, const void *owner)
+{
+    comm_shm *shm = ctx->shm;
+    if (shm && owner && shm->placer == owner) {
+        shm->placer = NULL;
+        shm->placed = 0;
+    }
+}
+
+/* The half `owner`'s outboxes would be written in place in: their bytes
+ * with an eighth more (their sizes change from call to call) and a line
+ * per block (the rooms' alignment); 0 when the owner asked for no room. */
+static uint64_t outbox_want(const comm_shm *shm, const void *owner,
+                            uint64_t stream, int P)
+{
+    if (!owner || shm->asked != owner)
+        return 0;
+    uint64_t want = shm->header + stream + stream / 8 +
+                    (uint64_t)P * HEADER_ALIGN;
+    return want < stream ? UINT64_MAX : want;
+}
+
+/* Whether this call's blocks are `owner`'s outboxes written in place:
+ * MPI_SUCCESS and *placed = 1 when every one lies in the room handed out,
+ * MPI_ERR_INTERN when some lies elsewhere (never: the owner moves all of
+ * them out at once, comm_shm_room). */
+static int placed_blocks(const comm_exchange *x, const comm_shm *shm,
+                         int *placed)
+{
+    *placed = x->owner && shm->placer == x->owner;
+    if (!*placed)
+        return MPI_SUCCESS;
+    uintptr_t lo = (uintptr_t)(half_of(shm, x->ctx->rank) + shm->header);
+    uintptr_t hi = lo + shm->placed;
+    for (int i = 0; i < x->ctx->size; i++) {
+        uintptr_t at = (uintptr_t)comm_send_block(x, i);
+        if (x->send_bytes[i] &&
+            (at < lo || at > hi || x->send_bytes[i] > hi - at))
+            return ravel_error_set(MPI_ERR_INTERN, "rank %d's outbox for "
+                                   "rank %d lies outside its shared "
+                                   "segment", x->ctx->rank, i);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Step 1's end: this round's blocks (if written) and what it found. */
+static void publish(const comm_context *ctx, comm_shm *shm,
+                    const shm_note *note)
 {
     shm_control *c = control_of(shm, ctx->rank);
-    c->need[shm->calls & 1] = need;
-    c->failed[shm->calls & 1] = failed != MPI_SUCCESS;
+    c->note[shm->calls & 1] = *note;
     atomic_store_explicit(&c->published, shm->calls + 1,
                           memory_order_release);
 }
 
-/* Step 2: every other rank's publication of this round; the largest need
- * and whether any rank failed. */
+/* What every rank's note says together: the largest need and want, and
+ * whether any failed or has blocks not in place. */
+static void note_merge(shm_note *all, const shm_note *one)
+{
+    all->need = one->need > all->need ? one->need : all->need;
+    all->want = one->want > all->want ? one->want : all->want;
+    all->failed |= one->failed;
+    all->unplaced |= one->unplaced;
+}
+
+/* Step 2: every other rank's publication of this round, and all ranks'
+ * notes merged. */
 static void wait_for_all(const comm_context *ctx, const comm_shm *shm,
-                         uint64_t need, uint64_t *max_need, int *any_failed)
+                         const shm_note *mine, shm_note *all)
 {
     const int P = ctx->size, me = ctx->rank;
-    *max_need = need;
-    *any_failed = 0;
+    *all = *mine;
     for (int k = 1; k < P; k++) {
         const shm_control *c = control_of(shm, (me + k) % P);
         while (atomic_load_explicit(&c->published, memory_order_acquire) <
@@ -256,19 +385,23 @@ static void wait_for_all(const comm_context *ctx, const comm_shm *shm,
                 __builtin_ia32_pause();
 #endif
         }
-        uint64_t theirs = c->need[shm->calls & 1];
-        *max_need = theirs > *max_need ? theirs : *max_need;
-        *any_failed |= c->failed[shm->calls & 1] != 0;
+        note_merge(all, &c->note[shm->calls & 1]);
     }
 }
 
 /* Publishes this round and waits for the others' (steps 1 and 2). */
 static void synchronise(const comm_context *ctx, comm_shm *shm)
 {
-    uint64_t max_need;
-    int any_failed;
-    publish(ctx, shm, 0, MPI_SUCCESS);
-    wait_for_all(ctx, shm, 0, &max_need, &any_failed);
+    shm_note nothing = {0}, all;
+    publish(ctx, shm, &nothing);
+    wait_for_all(ctx, shm, &nothing, &all);
+}
+
+/* The header of this rank's half says where block i starts and ends. */
+static void header_block(uint64_t *hdr, int i, uint64_t start, uint64_t end)
+{
+    hdr[HDR_BLOCKS + 2 * i] = start;
+    hdr[HDR_BLOCKS + 2 * i + 1] = end;
 }
 
 /* Step 1: this rank's header and the bytes [lo, hi) of its stream into its
@@ -283,10 +416,8 @@ static void write_round(const comm_exchange *x, const comm_shm *shm,
     uint64_t at = 0;
     hdr[HDR_CALL] = shm->calls;
     for (int i = 0; i < P; i++) {
-        hdr[HDR_OFFSETS + i] = shm->header + at;
-        if (i == me && !own_in_segment(x))
-            continue;
-        uint64_t len = x->send_bytes[i];
+        uint64_t len = i == me && !own_in_segment(x) ? 0 : x->send_bytes[i];
+        header_block(hdr, i, shm->header + at, shm->header + at + len);
         uint64_t from = at > lo ? at : lo;
         uint64_t to = at + len < hi ? at + len : hi;
         if (from < to) /* else the block may sit at NULL */
@@ -294,37 +425,89 @@ static void write_round(const comm_exchange *x, const comm_shm *shm,
                       comm_send_block(x, i) + (from - at), to - from);
         at += len;
     }
-    hdr[HDR_OFFSETS + P] = shm->header + at;
+    hdr[HDR_END] = shm->header + at;
+}
+
+/* Step 1 of a call whose blocks are outboxes written in place: the header
+ * only, saying where each lies. */
+static void write_placed_header(const comm_exchange *x, const comm_shm *shm)
+{
+    char *half = half_of(shm, x->ctx->rank);
+    uint64_t *hdr = (uint64_t *)half;
+    hdr[HDR_CALL] = shm->calls;
+    for (int i = 0; i < x->ctx->size; i++) {
+        uint64_t start = x->send_bytes[i]
+                             ? (uint64_t)(comm_send_block(x, i) - half)
+                             : shm->header;
+        header_block(hdr, i, start, start + x->send_bytes[i]);
+    }
+    hdr[HDR_END] = shm->header + shm->placed;
+}
+
+/* A header no reader takes for this round's: this rank's blocks were lost
+ * (moving its outboxes out of the window failed), and every reader of
+ * them fails instead of waiting or reading garbage. */
+static void spoil_header(const comm_exchange *x, const comm_shm *shm)
+{
+    ((uint64_t *)half_of(shm, x->ctx->rank))[HDR_CALL] = UINT64_MAX;
 }
 
 /* The first call's step 2, before there is a window to publish in: the
- * largest need and any failure by allreduce. */
-static int agree(const comm_context *ctx, uint64_t need, int failed,
-                 uint64_t *max_need, int *any_failed)
+ * notes merged by allreduce. */
+static int agree(const comm_context *ctx, const shm_note *mine,
+                 shm_note *all)
 {
-    uint64_t mine[2] = {need, failed != MPI_SUCCESS}, all[2];
-    int err = comm_allreduce(ctx, mine, all, 2, MPI_UINT64_T, MPI_MAX);
+    uint64_t v[4] = {mine->need, mine->want, mine->failed, mine->unplaced};
+    uint64_t w[4];
+    int err = comm_allreduce(ctx, v, w, 4, MPI_UINT64_T, MPI_MAX);
     if (err != MPI_SUCCESS)
         return err;
-    *max_need = all[0];
-    *any_failed = all[1] != 0;
+    *all = (shm_note){w[0], w[1], w[2], w[3]};
     return MPI_SUCCESS;
 }
 
-/* Grows the window so that a half holds `need` bytes, or the limit if
- * less (all ranks call it together, having seen the same needs); the
- * halves' old contents and the control lines are dropped, every rank
- * having published this call (so having read the last) and none having
- * read this one.  Doubling: a run whose exchanges grow reallocates a few
- * times only. */
-static int grow(comm_context *ctx, comm_shm *shm, uint64_t need)
+/* The most bytes a half holds for outboxes written in place. */
+static size_t outbox_limit(int P)
+{
+    size_t chunk = comm_shm_limit(P);
+    uint64_t most = ravel_comm_shm_outboxes();
+    if (most > SIZE_MAX / 4)
+        most = SIZE_MAX / 4;
+    most = align_up((size_t)most, HEADER_ALIGN);
+    return most > chunk ? (size_t)most : chunk;
+}
+
+/* The half the window grows to, 0 for none: to the largest need, within
+ * the limit (ravel_comm_shm_chunk), or to the largest want, within the
+ * outboxes' (ravel_comm_shm_outboxes).  Doubling: a run whose exchanges
+ * grow reallocates a few times only.  Every rank decides on the same
+ * notes. */
+static size_t growth(const comm_context *ctx, const comm_shm *shm,
+                     const shm_note *all)
 {
     size_t limit = comm_shm_limit(ctx->size);
+    uint64_t target = 0;
+    if (all->need > shm->half && shm->half < limit)
+        target = all->need;
+    size_t outboxes = outbox_limit(ctx->size);
+    if (all->want > shm->half && shm->half < outboxes) {
+        limit = outboxes;
+        target = all->want > target ? all->want : target;
+    }
+    if (target == 0)
+        return 0;
     size_t half = shm->half ? 2 * shm->half : FIRST_HALF;
-    while (half < need && half < limit)
+    while (half < target && half < limit)
         half *= 2;
-    if (half > limit)
-        half = limit;
+    return half > limit ? limit : half;
+}
+
+/* Grows the window to halves of `half` bytes (all ranks call it together,
+ * having seen the same notes); the halves' old contents and the control
+ * lines are dropped, every rank having published this call (so having
+ * read the last) and none having read this one. */
+static int grow(comm_context *ctx, comm_shm *shm, size_t half)
+{
     shm_destroy(shm);
     return shm_create(ctx, half);
 }
@@ -343,13 +526,14 @@ static int block_of(const comm_exchange *x, const comm_shm *shm, int src,
                     size_t round_half, uint64_t rounds, uint64_t *from,
                     uint64_t *to)
 {
-    const int P = x->ctx->size, me = x->ctx->rank;
+    const int me = x->ctx->rank;
     const uint64_t *hdr = (const uint64_t *)half_of(shm, src);
-    uint64_t h = shm->header, end = hdr[HDR_OFFSETS + P];
-    *from = hdr[HDR_OFFSETS + me] - h;
-    *to = hdr[HDR_OFFSETS + me + 1] - h;
-    if (hdr[HDR_CALL] != shm->calls || hdr[HDR_OFFSETS + me] < h ||
-        *from > *to || *to > end - h || end < h ||
+    uint64_t h = shm->header, end = hdr[HDR_END];
+    uint64_t start = hdr[HDR_BLOCKS + 2 * me];
+    *from = start - h;
+    *to = hdr[HDR_BLOCKS + 2 * me + 1] - h;
+    if (hdr[HDR_CALL] != shm->calls || start < h || end < h ||
+        *from > *to || *to > end - h ||
         end - h > rounds * (round_half - h))
         return ravel_error_set(MPI_ERR_INTERN, "rank %d's segment does "
                                "not hold round %llu's blocks", src,
@@ -394,23 +578,34 @@ static int read_block(const comm_exchange *x, comm_shm *shm, int src)
     return MPI_SUCCESS;
 }
 
+/* Step 1 of a round once the call's blocks are decided: this rank's
+ * stream [lo, hi), or a spoiled header when its blocks were lost. */
+static void write_or_spoil(const comm_exchange *x, const comm_shm *shm,
+                           int lost, uint64_t lo, uint64_t hi)
+{
+    if (lost)
+        spoil_header(x, shm);
+    else
+        write_round(x, shm, lo, hi);
+}
+
 /* A call whose largest stream does not fit a half: in rounds of D bytes of
  * every stream, each a write, a synchronisation and a read.  Nothing stays
  * in the window past the call (the receiver copies out, also inside
  * ravel_exchange_run).  Starts at shm->calls and leaves it at the last
  * round's number. */
 static int exchange_in_rounds(const comm_exchange *x, comm_shm *shm,
-                              uint64_t max_stream)
+                              uint64_t max_stream, int lost)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
     size_t half = round_half(x->ctx, shm);
     uint64_t D = half - shm->header;
     uint64_t rounds = (max_stream + D - 1) / D;
-    int err = MPI_SUCCESS;
+    int err = lost;
     for (uint64_t j = 0; j < rounds; j++) {
         if (j > 0)
             shm->calls++;
-        write_round(x, shm, j * D, (j + 1) * D);
+        write_or_spoil(x, shm, lost, j * D, (j + 1) * D);
         synchronise(x->ctx, shm);
         /* A rank that failed reading goes on writing and synchronising:
          * the others wait for every round. */
@@ -422,10 +617,102 @@ static int exchange_in_rounds(const comm_exchange *x, comm_shm *shm,
     return err;
 }
 
-int comm_shm_kernel(const comm_exchange *x)
+/* The call proper (comm_shm_kernel): `failed` is what went wrong on this
+ * rank before it (said to the others, so that all fail alike). */
+static int shm_exchange(const comm_exchange *x, comm_shm *shm, int failed)
 {
     comm_context *ctx = (comm_context *)x->ctx;
     const int P = ctx->size, me = ctx->rank;
+    uint64_t stream = 0;
+    int placed = 0;
+    if (failed == MPI_SUCCESS)
+        failed = stream_bytes(x, &stream);
+    if (failed == MPI_SUCCESS)
+        failed = placed_blocks(x, shm, &placed);
+    shm_note mine = {0}, all;
+    if (failed == MPI_SUCCESS) {
+        /* need: the bytes of a half that holds the whole stream (or the
+         * room handed out to outboxes written in place). */
+        mine.need = shm->header + (placed ? shm->placed : stream);
+        mine.want = outbox_want(shm, x->owner, stream, P);
+    }
+    mine.failed = failed != MPI_SUCCESS;
+    mine.unplaced = !placed && stream > 0; /* nothing to place: in place */
+    int err = MPI_SUCCESS;
+    if (!shm || shm->win == MPI_WIN_NULL) {
+        /* No window yet (or no state to keep one in): agree by allreduce. */
+        err = agree(ctx, &mine, &all);
+    } else {
+        if (placed)
+            write_placed_header(x, shm);
+        else if (failed == MPI_SUCCESS && mine.need <= round_half(ctx, shm))
+            write_round(x, shm, 0, stream);
+        publish(ctx, shm, &mine);
+        wait_for_all(ctx, shm, &mine, &all);
+    }
+    if (err != MPI_SUCCESS)
+        return err;
+    if (all.failed)
+        return failed != MPI_SUCCESS
+                   ? failed
+                   : ravel_error_set(MPI_ERR_OTHER, "another rank "
+                                     "failed before the exchange");
+    /* Every rank decides on the same numbers: `all` and the window.  In
+     * place when every rank's outboxes are and no growth moves them; else
+     * in one round while the largest need fits a round's half, or in
+     * rounds. */
+    size_t half = growth(ctx, shm, &all);
+    size_t limit = comm_shm_limit(P), round = half ? half : shm->half;
+    int in_place = !all.unplaced && !half;
+    int rounds = all.need > (round < limit ? round : limit) &&
+                 !(in_place && all.need <= shm->half);
+    /* Outboxes written in place that the call cannot read where they are
+     * go to the handle's memory first; if that fails, this rank's blocks
+     * are lost, and it says so through its headers. */
+    int lost = MPI_SUCCESS;
+    if (placed && (half || rounds))
+        lost = shm->evacuate(x->owner);
+    int fresh = 0; /* this call's number not published in this window */
+    if (half) {
+        err = grow(ctx, shm, half);
+        if (err != MPI_SUCCESS)
+            return err;
+        fresh = 1;
+    }
+    uint64_t sent_blocks = 0, sent_bytes = 0;
+    for (int i = 0; i < P; i++)
+        if (i != me && x->send_bytes[i]) {
+            sent_blocks++;
+            sent_bytes += x->send_bytes[i];
+        }
+    comm_stats_add(sent_blocks, sent_bytes);
+    if (rounds) {
+        /* This call's first publication only said its need. */
+        if (!fresh)
+            shm->calls++;
+        err = exchange_in_rounds(x, shm, all.need - shm->header, lost);
+        if (err == MPI_SUCCESS && !own_in_segment(x))
+            err = comm_copy_self(x);
+        shm->calls++;
+        return err;
+    }
+    if (fresh) { /* the grown window holds the call: write it there */
+        write_or_spoil(x, shm, lost, 0, stream);
+        synchronise(ctx, shm);
+    }
+    err = lost;
+    for (int k = 1; k < P && err == MPI_SUCCESS; k++)
+        err = read_block(x, shm, (me + k) % P);
+    if (err == MPI_SUCCESS)
+        err = own_in_segment(x) ? read_block(x, shm, me) : comm_copy_self(x);
+    shm->calls++;
+    return err;
+}
+
+int comm_shm_kernel(const comm_exchange *x)
+{
+    comm_context *ctx = (comm_context *)x->ctx;
+    const int P = ctx->size;
     if (ctx->node_ranks < P)
         return ravel_error_set(MPI_ERR_ARG, "backend 'shm' needs every "
                                "rank of the communicator on one node, but "
@@ -439,64 +726,15 @@ int comm_shm_kernel(const comm_exchange *x)
         return comm_copy_self(x);
     comm_shm *shm = NULL;
     int failed = shm_state(ctx, &shm);
-    uint64_t stream = 0;
+    /* Another handle's outboxes written in place would be overwritten. */
     if (failed == MPI_SUCCESS)
-        failed = stream_bytes(x, &stream);
-    /* need: the bytes of a half that holds the whole stream. */
-    uint64_t need = failed == MPI_SUCCESS ? shm->header + stream : 0;
-    uint64_t max_need = 0;
-    int any_failed = 0, err = MPI_SUCCESS;
-    if (failed != MPI_SUCCESS || shm->win == MPI_WIN_NULL) {
-        /* No window yet (or no state to keep one in): agree by allreduce. */
-        err = agree(ctx, need, failed, &max_need, &any_failed);
-    } else {
-        if (need <= round_half(ctx, shm))
-            write_round(x, shm, 0, stream);
-        publish(ctx, shm, need, failed);
-        wait_for_all(ctx, shm, need, &max_need, &any_failed);
+        failed = evacuate_others(shm, x->owner);
+    int err = shm_exchange(x, shm, failed);
+    if (shm) { /* the placement and the asking were for this call */
+        comm_shm_unplace(ctx, x->owner);
+        if (shm->asked == x->owner)
+            shm->asked = NULL;
     }
-    if (err != MPI_SUCCESS)
-        return err;
-    if (any_failed)
-        return failed != MPI_SUCCESS
-                   ? failed
-                   : ravel_error_set(MPI_ERR_OTHER, "another rank "
-                                     "failed before the exchange");
-    /* Every rank decides on the same numbers: max_need and the window. */
-    size_t limit = comm_shm_limit(P);
-    int fresh = 0; /* this call's number not published in this window */
-    if (max_need > shm->half && shm->half < limit) {
-        err = grow(ctx, shm, max_need);
-        if (err != MPI_SUCCESS)
-            return err;
-        fresh = 1;
-    }
-    uint64_t sent_blocks = 0, sent_bytes = 0;
-    for (int i = 0; i < P; i++)
-        if (i != me && x->send_bytes[i]) {
-            sent_blocks++;
-            sent_bytes += x->send_bytes[i];
-        }
-    comm_stats_add(sent_blocks, sent_bytes);
-    if (max_need > round_half(ctx, shm)) {
-        /* In rounds; this call's first publication only said its need. */
-        if (!fresh)
-            shm->calls++;
-        err = exchange_in_rounds(x, shm, max_need - shm->header);
-        if (err == MPI_SUCCESS && !own_in_segment(x))
-            err = comm_copy_self(x);
-        shm->calls++;
-        return err;
-    }
-    if (fresh) { /* the grown window holds the call: write it there */
-        write_round(x, shm, 0, stream);
-        synchronise(ctx, shm);
-    }
-    for (int k = 1; k < P && err == MPI_SUCCESS; k++)
-        err = read_block(x, shm, (me + k) % P);
-    if (err == MPI_SUCCESS)
-        err = own_in_segment(x) ? read_block(x, shm, me) : comm_copy_self(x);
-    shm->calls++;
     return err;
 }
 #endif /* SMPI_SHARED_MALLOC */

@@ -16,7 +16,7 @@ expect 1 "--comm=vendor,,vendor: backend name 2 is empty" ravel-a2a -- \
 expect 1 "--comm=vendor,: backend name 2 is empty" ravel-a2a -- \
   "${run[@]}" --comm=vendor,
 expect 1 "--comm=: backend name 1 is empty" ravel-a2a -- "${run[@]}" --comm=
-expect 1 "--api=views is not one of alltoallv, exchange" ravel-a2a -- \
+expect 1 "--api=views is not one of alltoallv, exchange, outbox" ravel-a2a -- \
   "${run[@]}" --api=views
 # A directory is named as such, not read as a matrix of 0 rows.
 mkdir "$scratch/counts"

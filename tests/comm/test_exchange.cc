@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "exchange_cases.h"
+#include "exchange_oracle.h"
 #include "mpi_gtest_main.h"
 #include "ravel/comm.h"
 #include "ravel/cost_model.h"
@@ -25,20 +25,7 @@
 
 namespace {
 
-int rank_, size_;
-
-unsigned char byte_of(uint64_t seed, int src, int dst, size_t i)
-{
-    return (unsigned char)case_mix(seed * 131 + (uint64_t)src * 8191 +
-                                   (uint64_t)dst * 127 + i);
-}
-
-// Bytes src sends dst: the shape's count times 3 (odd sizes).
-size_t length_of(int shape, uint64_t seed, int src, int dst)
-{
-    return 3 * (size_t)case_count((exchange_shape)shape, seed, src, dst,
-                                  size_, 700);
-}
+using namespace exchange_oracle;
 
 std::vector<std::string> backends()
 {
@@ -55,44 +42,6 @@ bool discovers(const std::string &name)
 {
     return name == "two-phase-bruck" || name == "inline-bruck" ||
            name.rfind("radix-bruck", 0) == 0 || name == "shm";
-}
-
-// Fills the outboxes in up to three appends per destination.
-void fill_outboxes(ravel_exchange *x, int shape, uint64_t seed)
-{
-    for (int dst = 0; dst < size_; dst++) {
-        size_t len = length_of(shape, seed, rank_, dst), done = 0;
-        for (int part = 0; part < 3 && done < len; part++) {
-            size_t n = part == 2 ? len - done : (len - done + 1) / 2;
-            auto *p = static_cast<unsigned char *>(
-                ravel_exchange_outbox(x, dst, n));
-            ASSERT_NE(p, nullptr) << ravel_error_message();
-            for (size_t i = 0; i < n; i++)
-                p[i] = byte_of(seed, rank_, dst, done + i);
-            done += n;
-        }
-    }
-}
-
-void check_inbox(const ravel_exchange *x, int shape, uint64_t seed,
-                 const std::string &what)
-{
-    for (int src = 0; src < size_; src++) {
-        size_t got = 0;
-        auto *p = static_cast<const unsigned char *>(
-            ravel_exchange_inbox(x, src, &got));
-        size_t want = length_of(shape, seed, src, rank_);
-        ASSERT_EQ(got, want) << what << " from rank " << src;
-        if (want) {
-            ASSERT_NE(p, nullptr) << what;
-        }
-        for (size_t i = 0; i < want; i++)
-            if (p[i] != byte_of(seed, src, rank_, i)) {
-                ADD_FAILURE() << what << " from rank " << src << ": byte "
-                              << i << " differs";
-                return;
-            }
-    }
 }
 
 std::vector<uint64_t> matrix(int shape, uint64_t seed)
@@ -258,9 +207,10 @@ TEST(Exchange, ViewsSurviveTheOthersStartingTheNextRun)
     }
 }
 
-// shm reads in place: inside the exchange it copies its blocks into its
-// segment and nothing out (S_r + Z_r bytes), and its views, in shared
-// memory, cannot be handed over.
+// shm reads in place: given a send buffer, inside the exchange it copies
+// its blocks into its segment and nothing out (S_r + Z_r bytes), and its
+// views, in shared memory, cannot be handed over.  (Outboxes it holds in
+// its segment already: test_shm_outboxes.cc.)
 TEST(Exchange, ShmCopiesOnlyIntoItsSegment)
 {
     ravel_comm_set_shm_chunk(4 << 20); // every case's blocks fit a half
@@ -268,7 +218,8 @@ TEST(Exchange, ShmCopiesOnlyIntoItsSegment)
     ASSERT_EQ(ravel_exchange_create(MPI_COMM_WORLD, "shm", &x), MPI_SUCCESS);
     for (int shape = 0; shape < SHAPE_COUNT; shape++) {
         std::string what = std::string("shm ") + shape_names[shape];
-        fill_outboxes(x, shape, 21);
+        send_buffer buf(shape, 21);
+        ASSERT_EQ(buf.send(x), MPI_SUCCESS);
         ravel_comm_stats_reset();
         ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << what;
         ravel_comm_stats got = ravel_comm_stats_get();
@@ -310,7 +261,8 @@ TEST(Exchange, ShmInRoundsCopiesOut)
                       MPI_COMM_WORLD);
         if (size_ == 1 || largest <= 1024)
             continue; // one rank copies its block; else no rounds
-        fill_outboxes(x, shape, 31);
+        send_buffer buf(shape, 31);
+        ASSERT_EQ(buf.send(x), MPI_SUCCESS);
         ravel_comm_stats_reset();
         ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << what;
         ravel_comm_stats got = ravel_comm_stats_get();
@@ -349,5 +301,6 @@ TEST(Exchange, BadNamesAndRanksAreRefused)
 
 int main(int argc, char **argv)
 {
-    return mpi_gtest_main(argc, argv, &rank_, &size_, "Exchange");
+    return mpi_gtest_main(argc, argv, &exchange_oracle::rank_,
+                          &exchange_oracle::size_, "Exchange");
 }

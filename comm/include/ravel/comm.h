@@ -147,7 +147,11 @@ void ravel_exchange_free(ravel_exchange *x);
 
 /* Room for `bytes` more bytes at the end of dest's outbox: the caller
  * writes them there.  Valid until the next outbox, send or run call on the
- * handle; NULL (with ravel_error_message) when out of memory. */
+ * handle; NULL (with ravel_error_message) when out of memory.  With
+ * backend shm the room is in this rank's segment of the node's shared
+ * window where it fits (ravel_comm_shm_outboxes), so the run copies
+ * nothing: the receivers read the caller's bytes where they were
+ * written. */
 void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes);
 
 /* Instead of outboxes: for the next run only, rank i's block is the
@@ -224,6 +228,17 @@ int ravel_comm_spread_out_throttle(void);
  * forgets a value set, going back to RAVEL_SHM_CHUNK's or the default. */
 void ravel_comm_set_shm_chunk(uint64_t bytes);
 uint64_t ravel_comm_shm_chunk(void);
+
+/* The most bytes one half of a rank's segment in shm's shared window grows
+ * to for outboxes written in place (an exchange handle of backend shm
+ * hands out its outboxes' room there, so the caller's writes are the only
+ * copy; see ravel_exchange_outbox).  Outboxes that do not fit stay the
+ * handle's own memory, copied in at the run (in rounds of
+ * ravel_comm_shm_chunk when larger).  Default 16 MiB, or
+ * RAVEL_SHM_OUTBOXES (a size, at least 1024); never below the chunk.  The
+ * same on every rank; 0 forgets a value set. */
+void ravel_comm_set_shm_outboxes(uint64_t bytes);
+uint64_t ravel_comm_shm_outboxes(void);
 
 /* ---- simulation ------------------------------------------------------- */
 
