@@ -38,6 +38,16 @@
  * the target's size, 23.5 B in 23 s; from its size, 27.4 B in 22 s; without
  * compaction, 28.5 B in 19 s. */
 #define OUTBOX_COMPACT_MIN ((size_t)1 << 20)
+/* A buffer for another rank is first sealed into its packed set at this
+ * many tuples (later ones once it holds as many as the set): a quarter of
+ * the floor above, since sealing, unlike reducing, reads no full.  TC of
+ * ego-Facebook at 2 ranks held its remote candidates at 16 bytes each
+ * until 2^20 of them: 121 MiB at its peak, 98 from 2^18, in 0.85 and 0.88
+ * of the time (two paired sets); the other closures' memory and time stay
+ * within the machine's spread, while reducing this rank's own from 2^18
+ * too cost wiki-Vote and Gnutella09 10 and 13% (bench/results/peers/
+ * README.md, "Sealing candidates for other ranks from 2^18"). */
+#define REMOTE_SEAL_MIN ((size_t)1 << 18)
 /* A buffer tries a box of bits once it fills at this many tuples or more
  * (each time it fills, so at sizes growing by half), and only when it is
  * an eighth or more of the tuple memory this rank holds: boxes for small
@@ -145,7 +155,7 @@ static size_t box_most(const relation *r, const tuple_buf *b, int own)
  * and the buffer starts again in the same room.  It grows until it holds
  * as many tuples as the packed part, so that a merge, which rewrites the
  * packed part, comes after that many candidates: a packed tuple is
- * rewritten a few times per iteration, not once per buffer of 2^20.
+ * rewritten a few times per iteration, not once per buffer of 2^18.
  * Before either, a buffer of candidates whose box is small becomes a box
  * of bits (start_box), and what then falls in it never reaches a buffer. */
 static int push_compacting(ravel_engine *e, size_t slot, int rank,
@@ -160,7 +170,7 @@ static int push_compacting(ravel_engine *e, size_t slot, int rank,
     if (b->n == b->cap && b->n >= BOX_MIN && b->bytes >= budget_held() / 8 &&
         start_box(e, slot, rank, b, box_most(r, b, rank == e->rank), t, &err))
         return err;
-    if (rank != e->rank && b->n == b->cap && b->n >= OUTBOX_COMPACT_MIN &&
+    if (rank != e->rank && b->n == b->cap && b->n >= REMOTE_SEAL_MIN &&
         b->n >= outbox_packed_at(e, slot, rank)->n &&
         (err = exchange_seal_outbox(e, slot, rank, 1)) != MPI_SUCCESS)
         return err;
