@@ -165,7 +165,13 @@ int ravel_exchange_send(ravel_exchange *x, const void *buf,
 int ravel_exchange_run(ravel_exchange *x);
 
 /* What rank src sent in the last run: *bytes bytes at the pointer (NULL
- * when empty), read only, valid until the next run or the handle's free. */
+ * when empty), read only, valid until the next run or the handle's free.
+ * With backend shm the views point into the other ranks' segments of the
+ * communicator's shared window, which its second shm call after this run
+ * writes again, whichever handle (or MPI_Alltoallv-form call) makes it:
+ * one handle per communicator, as the engine uses, never sees it; a
+ * caller alternating two shm handles on one communicator must be done
+ * with one's views before the other runs twice. */
 const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
                                  size_t *bytes);
 
