@@ -87,6 +87,24 @@ struct fresh_comm {
     ~fresh_comm() { MPI_Comm_free(&comm); }
 };
 
+// x filled from (lx, sx), then y from (ly, sy); runs x first or y first,
+// each checked.
+void fill_both_run_in_order(ravel_exchange *x, const lengths &lx,
+                            uint64_t sx, ravel_exchange *y,
+                            const lengths &ly, uint64_t sy, bool x_first)
+{
+    fill(x, lx, sx);
+    fill(y, ly, sy);
+    for (bool run_x : {x_first, !x_first}) {
+        std::string what = std::string(run_x ? "x" : "y") + " run " +
+                           (run_x == x_first ? "first" : "second");
+        ravel_exchange *h = run_x ? x : y;
+        ASSERT_EQ(ravel_exchange_run(h), MPI_SUCCESS)
+            << what << ": " << ravel_error_message();
+        check(h, run_x ? lx : ly, run_x ? sx : sy, what);
+    }
+}
+
 uint64_t sent_bytes(const lengths &len)
 {
     uint64_t n = 0;
@@ -163,21 +181,10 @@ TEST(ShmOutboxes, OtherCallsMoveThemOutFirst)
     ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << ravel_error_message();
     check(x, a, 3, "x after an alltoallv call");
 
-    // x placed, y fills (no room: x holds the half) and runs first.
-    fill(x, a, 5);
-    fill(y, b, 6);
-    ASSERT_EQ(ravel_exchange_run(y), MPI_SUCCESS) << ravel_error_message();
-    check(y, b, 6, "y run before x");
-    ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << ravel_error_message();
-    check(x, a, 5, "x run after y");
-
-    // Both filled, x runs first (in place), then y.
-    fill(x, b, 7);
-    fill(y, a, 8);
-    ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS) << ravel_error_message();
-    check(x, b, 7, "x run first");
-    ASSERT_EQ(ravel_exchange_run(y), MPI_SUCCESS) << ravel_error_message();
-    check(y, a, 8, "y run second");
+    // x placed, y fills (no room: x holds the half) and runs first; then
+    // both filled again, x first (in place), then y.
+    fill_both_run_in_order(x, a, 5, y, b, 6, false);
+    fill_both_run_in_order(x, b, 7, y, a, 8, true);
 
     // A send buffer instead: the placed outboxes are discarded.
     fill(x, a, 9);
