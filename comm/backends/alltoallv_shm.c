@@ -652,11 +652,17 @@ static int shm_exchange(const comm_exchange *x, comm_shm *shm, int failed)
     }
     if (err != MPI_SUCCESS)
         return err;
-    if (all.failed)
+    if (all.failed) {
+        /* Every rank published this call's number: the next call takes
+         * the next, or its wait would pass on this call's publications
+         * and read halves their writers had not written yet. */
+        if (shm && shm->win != MPI_WIN_NULL)
+            shm->calls++;
         return failed != MPI_SUCCESS
                    ? failed
                    : ravel_error_set(MPI_ERR_OTHER, "another rank "
                                      "failed before the exchange");
+    }
     /* Every rank decides on the same numbers: `all` and the window.  In
      * place when every rank's outboxes are and no growth moves them; else
      * in one round while the largest need fits a round's half, or in

@@ -6,11 +6,13 @@
 // copies no byte; every way the placed outboxes can be in the way (another
 // handle's run, an MPI_Alltoallv-form call, a growth of the window, a call
 // in rounds, a send buffer instead) moves them out first and loses
-// nothing.  Runs under mpiexec on several P.
+// nothing; and the call after a failed one still waits for its writers.
+// Runs under mpiexec on several P.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -260,6 +262,40 @@ TEST(ShmOutboxes, OutboxesPastTheLimitGoInRounds)
     }
     ravel_comm_set_shm_outboxes(0);
     ravel_comm_set_shm_chunk(0);
+}
+
+// A call every rank fails (rank 0's block sizes overflow 64 bits; the
+// others' outboxes are written) takes its number: the next call waits for
+// every writer.  Before, it took the failed call's number again, so its
+// wait passed at once on the failed call's publications: rank 0 read the
+// last rank's half before that rank wrote it, and found the failed call's
+// blocks (the last rank writes late here, so that the wrong order is what
+// happens, not only what may).
+TEST(ShmOutboxes, TheCallAfterAFailedOneWaitsForItsWriters)
+{
+    fresh_comm c;
+    MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
+    ravel_exchange *x = nullptr;
+    ASSERT_EQ(ravel_exchange_create(c.comm, "shm", &x), MPI_SUCCESS);
+    lengths len = of_shape(SHAPE_RANDOM, 81);
+    run_checked(x, len, 1, "before the failure");
+    run_checked(x, len, 2, "before the failure, in place");
+    std::vector<size_t> huge(size_, (size_t)1 << 63), at(size_, 0);
+    static const char byte = 0;
+    if (rank_ == 0)
+        ASSERT_EQ(ravel_exchange_send(x, &byte, huge.data(), at.data()),
+                  MPI_SUCCESS);
+    else
+        fill(x, len, 3);
+    if (size_ > 1) {
+        EXPECT_NE(ravel_exchange_run(x), MPI_SUCCESS) << "overflowing sizes";
+    }
+    if (rank_ == size_ - 1 && size_ > 1) {
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, nullptr);
+    }
+    run_checked(x, len, 4, "after the failure");
+    ravel_exchange_free(x);
 }
 
 int main(int argc, char **argv)
