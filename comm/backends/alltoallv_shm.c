@@ -106,14 +106,20 @@ size_t comm_shm_header(int P)
                     HEADER_ALIGN);
 }
 
+/* A half of at most `bytes` (a tunable) at P ranks: at least a header and
+ * one line of data, aligned, within an address space. */
+static size_t half_within(uint64_t bytes, int P)
+{
+    size_t least = comm_shm_header(P) + HEADER_ALIGN;
+    if (bytes > SIZE_MAX / 4)
+        bytes = SIZE_MAX / 4;
+    return align_up((size_t)bytes > least ? (size_t)bytes : least,
+                    HEADER_ALIGN);
+}
+
 size_t comm_shm_limit(int P)
 {
-    uint64_t chunk = ravel_comm_shm_chunk();
-    size_t least = comm_shm_header(P) + HEADER_ALIGN;
-    if (chunk > SIZE_MAX / 4)
-        chunk = SIZE_MAX / 4;
-    return align_up((size_t)chunk > least ? (size_t)chunk : least,
-                    HEADER_ALIGN);
+    return half_within(ravel_comm_shm_chunk(), P);
 }
 
 #ifdef SMPI_SHARED_MALLOC
@@ -466,15 +472,11 @@ static int agree(const comm_context *ctx, const shm_note *mine,
     return MPI_SUCCESS;
 }
 
-/* The most bytes a half holds for outboxes written in place. */
+/* The most bytes a half holds for outboxes written in place (never less
+ * than comm_shm_limit: ravel_comm_shm_outboxes is at least the chunk). */
 static size_t outbox_limit(int P)
 {
-    size_t chunk = comm_shm_limit(P);
-    uint64_t most = ravel_comm_shm_outboxes();
-    if (most > SIZE_MAX / 4)
-        most = SIZE_MAX / 4;
-    most = align_up((size_t)most, HEADER_ALIGN);
-    return most > chunk ? (size_t)most : chunk;
+    return half_within(ravel_comm_shm_outboxes(), P);
 }
 
 /* The half the window grows to, 0 for none: to the largest need, within
@@ -512,12 +514,13 @@ static int grow(comm_context *ctx, comm_shm *shm, size_t half)
     return shm_create(ctx, half);
 }
 
-/* The bytes of the half every round uses: the window's, within the limit
- * (which may have been lowered since the window grew). */
-static size_t round_half(const comm_context *ctx, const comm_shm *shm)
+/* The bytes of the half every round uses in a window of halves of `half`
+ * bytes: all of it, within the limit (which may have been lowered since
+ * the window grew). */
+static size_t round_half(int P, size_t half)
 {
-    size_t limit = comm_shm_limit(ctx->size);
-    return shm->half < limit ? shm->half : limit;
+    size_t limit = comm_shm_limit(P);
+    return half < limit ? half : limit;
 }
 
 /* src's block for this rank, [from, to) in src's stream, as its header
@@ -598,7 +601,7 @@ static int exchange_in_rounds(const comm_exchange *x, comm_shm *shm,
                               uint64_t max_stream, int lost)
 {
     const int P = x->ctx->size, me = x->ctx->rank;
-    size_t half = round_half(x->ctx, shm);
+    size_t half = round_half(P, shm->half);
     uint64_t D = half - shm->header;
     uint64_t rounds = (max_stream + D - 1) / D;
     int err = lost;
@@ -639,13 +642,15 @@ static int shm_exchange(const comm_exchange *x, comm_shm *shm, int failed)
     mine.failed = failed != MPI_SUCCESS;
     mine.unplaced = !placed && stream > 0; /* nothing to place: in place */
     int err = MPI_SUCCESS;
-    if (!shm || shm->win == MPI_WIN_NULL) {
-        /* No window yet (or no state to keep one in): agree by allreduce. */
+    /* No window yet (or no state to keep one in): agree by allreduce. */
+    int by_lines = shm && shm->win != MPI_WIN_NULL;
+    if (!by_lines) {
         err = agree(ctx, &mine, &all);
     } else {
         if (placed)
             write_placed_header(x, shm);
-        else if (failed == MPI_SUCCESS && mine.need <= round_half(ctx, shm))
+        else if (failed == MPI_SUCCESS &&
+                 mine.need <= round_half(P, shm->half))
             write_round(x, shm, 0, stream);
         publish(ctx, shm, &mine);
         wait_for_all(ctx, shm, &mine, &all);
@@ -656,7 +661,7 @@ static int shm_exchange(const comm_exchange *x, comm_shm *shm, int failed)
         /* Every rank published this call's number: the next call takes
          * the next, or its wait would pass on this call's publications
          * and read halves their writers had not written yet. */
-        if (shm && shm->win != MPI_WIN_NULL)
+        if (by_lines)
             shm->calls++;
         return failed != MPI_SUCCESS
                    ? failed
@@ -668,9 +673,8 @@ static int shm_exchange(const comm_exchange *x, comm_shm *shm, int failed)
      * in one round while the largest need fits a round's half, or in
      * rounds. */
     size_t half = growth(ctx, shm, &all);
-    size_t limit = comm_shm_limit(P), round = half ? half : shm->half;
     int in_place = !all.unplaced && !half;
-    int rounds = all.need > (round < limit ? round : limit) &&
+    int rounds = all.need > round_half(P, half ? half : shm->half) &&
                  !(in_place && all.need <= shm->half);
     /* Outboxes written in place that the call cannot read where they are
      * go to the handle's memory first; if that fails, this rank's blocks
