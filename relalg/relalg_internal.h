@@ -255,7 +255,8 @@ typedef struct {
     unsigned nruns;
     packed_tuples packed;         /* the rest of full, when packed */
     int pack_ok;                  /* no rule of the running stratum reads
-                                     full: it may be packed */
+                                     full: its flat part is one array (it
+                                     is packed either way: storage.c) */
     int written;                  /* some rule of the running stratum
                                      writes it (or its base) */
     tuple_buf delta;
@@ -587,10 +588,13 @@ int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples);
 int storage_install(ravel_engine *e, relation *r, int to_delta);
 void storage_count_buckets(const ravel_engine *e, relation *r,
                            const uint64_t *t, size_t n, int sign);
-/* Version v of r as the sorted disjoint runs it is held in (delta: one;
- * full: its flat runs, never packed for a reader); returns their count. */
+/* Version v of r as the sorted disjoint flat runs it is held in (delta:
+ * one; full: its flat runs); returns their count.  Full's packed part, a
+ * run disjoint from them, is storage_packed_part's. */
 unsigned storage_runs(const relation *r, ravel_version v,
                       tuple_run out[FULL_RUNS_MAX]);
+/* The packed part of version v of r: NULL when v reads delta or none. */
+const packed_tuples *storage_packed_part(const relation *r, ravel_version v);
 /* Tuples of full, packed or not. */
 uint64_t storage_full_count(const relation *r);
 /* Sorts t[0..n), drops repeats and what full holds; returns the count. */
@@ -600,8 +604,43 @@ size_t storage_reduce(const relation *r, uint64_t *t, size_t n);
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);
 /* Makes full one flat array again (for readers other than the above). */
 int storage_unpack(relation *r);
-/* Makes full readable by storage_runs: unpacks it when it is packed. */
-int storage_unpack_packed(relation *r);
+
+/* ---- reading a run, flat or packed (tuple_reader.c) ---------------------- */
+
+/* One sorted run of tuples read in order, key group by key group, for the
+ * rules: flat (a tuple_run) or packed (full's packed part).  A packed
+ * run's groups are decoded into the reader's own buffer. */
+typedef struct {
+    const uint64_t *t;            /* flat: the run */
+    size_t n, i;                  /* flat: tuples, the current one */
+    packed_cursor c;              /* packed (c.p set), else zeros */
+    unsigned arity;
+    tuple_buf group;              /* packed: the last group read */
+} tuple_reader;
+
+void tuple_reader_flat(tuple_reader *r, tuple_run run, unsigned arity);
+void tuple_reader_packed(tuple_reader *r, const packed_tuples *p,
+                         unsigned arity);
+void tuple_reader_free(tuple_reader *r);
+static inline int tuple_reader_done(const tuple_reader *r)
+{
+    return r->c.p ? r->c.at_end : r->i >= r->n;
+}
+/* The current tuple (not done). */
+static inline const uint64_t *tuple_reader_cur(const tuple_reader *r)
+{
+    return r->c.p ? r->c.cur : r->t + r->i * r->arity;
+}
+/* The end of the group of tuples from lo of t[0..n) sharing lo's first k
+ * columns (galloping). */
+size_t tuples_group_end(const uint64_t *t, size_t lo, size_t n,
+                        unsigned arity, unsigned k);
+/* Moves forward to the first tuple whose first k columns are >= key's. */
+void tuple_reader_seek(tuple_reader *r, const uint64_t *key, unsigned k);
+/* The current tuple and those after it sharing its first k columns, as
+ * *t[0..*n) (valid until the reader's next call); moves past them. */
+int tuple_reader_group(tuple_reader *r, unsigned k, const uint64_t **t,
+                       size_t *n);
 
 /* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
 

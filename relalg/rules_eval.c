@@ -11,6 +11,8 @@
 
 #include "ravel/error.h"
 
+#include <string.h>
+
 /* A term's value: a column of side 0 or 1, a constant, or an expression
  * already computed into vals. */
 static inline uint64_t term_value(const ravel_term *t,
@@ -119,6 +121,27 @@ static int produce(ravel_engine *e, const rule *ru, unsigned head_arity,
     return emit_tuple(e, ru->head, out);
 }
 
+/* Readers of every run of version v of relation r: its flat runs, then
+ * its packed part; returns their count. */
+static unsigned open_readers(const relation *r, ravel_version v,
+                             tuple_reader out[FULL_RUNS_MAX + 1])
+{
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned n = storage_runs(r, v, runs);
+    for (unsigned i = 0; i < n; i++)
+        tuple_reader_flat(&out[i], runs[i], r->arity);
+    const packed_tuples *p = storage_packed_part(r, v);
+    if (p)
+        tuple_reader_packed(&out[n++], p, r->arity);
+    return n;
+}
+
+static void close_readers(tuple_reader *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        tuple_reader_free(&r[i]);
+}
+
 static int eval_copy(ravel_engine *e, const rule *ru)
 {
     const relation *a = &e->rels[ru->source[0]];
@@ -133,120 +156,132 @@ static int eval_copy(ravel_engine *e, const rule *ru)
             if (err != MPI_SUCCESS)
                 return err;
         }
+    const packed_tuples *p = storage_packed_part(a, ru->body[0].version);
+    if (!p)
+        return MPI_SUCCESS;
+    packed_cursor c;
+    for (packed_cursor_seek(&c, p, a->arity, 0); !c.at_end;
+         packed_cursor_next(&c)) {
+        side[0] = c.cur;
+        int err = produce(e, ru, head_arity, side);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
     return MPI_SUCCESS;
 }
 
-/* The end of the run of tuples from lo sharing lo's first k columns. */
-static size_t group_end(const uint64_t *t, size_t lo, size_t n,
-                        unsigned arity, unsigned k)
+/* The join of one run of each side: the side behind seeks the other's key
+ * (galloping on a flat run, by block heads on a packed one). */
+static int join_runs(ravel_engine *e, const rule *ru, tuple_reader *a,
+                     tuple_reader *b)
 {
-    const uint64_t *key = t + lo * arity;
-    size_t step = 1, hi = lo + 1;
-    size_t last_in = lo;
-    while (hi < n && tuples_compare(t + hi * arity, key, k) == 0) {
-        last_in = hi;
-        hi += step;
-        step *= 2;
-    }
-    if (hi > n)
-        hi = n;
-    size_t a = last_in + 1, b = hi; /* the end lies in [a, b] */
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (tuples_compare(t + mid * arity, key, k) == 0)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
-}
-
-/* The join of one run of each side. */
-static int join_runs(ravel_engine *e, const rule *ru, tuple_run a,
-                     tuple_run b)
-{
-    const relation *ra = &e->rels[ru->source[0]];
-    const relation *rb = &e->rels[ru->source[1]];
-    const uint64_t *A = a.t, *B = b.t;
-    size_t na = a.n, nb = b.n;
-    unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
+    unsigned aa = a->arity, ab = b->arity, k = e->rels[ru->source[0]].key;
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2];
-    size_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        int c = tuples_compare(A + i * aa, B + j * ab, k);
+    while (!tuple_reader_done(a) && !tuple_reader_done(b)) {
+        int c = tuples_compare(tuple_reader_cur(a), tuple_reader_cur(b), k);
         if (c < 0) {
-            i = tuples_lower_bound(A, i, na, aa, B + j * ab, k);
+            tuple_reader_seek(a, tuple_reader_cur(b), k);
             continue;
         }
         if (c > 0) {
-            j = tuples_lower_bound(B, j, nb, ab, A + i * aa, k);
+            tuple_reader_seek(b, tuple_reader_cur(a), k);
             continue;
         }
-        size_t i2 = group_end(A, i, na, aa, k);
-        size_t j2 = group_end(B, j, nb, ab, k);
-        for (size_t x = i; x < i2; x++) {
+        const uint64_t *A, *B;
+        size_t na, nb;
+        int err = tuple_reader_group(a, k, &A, &na);
+        if (err == MPI_SUCCESS)
+            err = tuple_reader_group(b, k, &B, &nb);
+        for (size_t x = 0; x < na && err == MPI_SUCCESS; x++) {
             side[0] = A + x * aa;
-            for (size_t y = j; y < j2; y++) {
+            for (size_t y = 0; y < nb && err == MPI_SUCCESS; y++) {
                 side[1] = B + y * ab;
-                int err = produce(e, ru, head_arity, side);
-                if (err != MPI_SUCCESS)
-                    return err;
+                err = produce(e, ru, head_arity, side);
             }
         }
-        i = i2;
-        j = j2;
+        if (err != MPI_SUCCESS)
+            return err;
     }
     return MPI_SUCCESS;
 }
 
 /* Each side is one run (delta) or a few (full): the join is the union of
- * the joins of every pair, runs being disjoint. */
+ * the joins of every pair, runs being disjoint.  A pair's readers are
+ * reopened for it; a packed reader's group buffer is its own. */
 static int eval_join(ravel_engine *e, const rule *ru)
 {
-    tuple_run a[FULL_RUNS_MAX], b[FULL_RUNS_MAX];
-    unsigned na = storage_runs(&e->rels[ru->source[0]], ru->body[0].version,
-                               a);
-    unsigned nb = storage_runs(&e->rels[ru->source[1]], ru->body[1].version,
-                               b);
-    for (unsigned x = 0; x < na; x++)
-        for (unsigned y = 0; y < nb; y++) {
-            int err = join_runs(e, ru, a[x], b[y]);
-            if (err != MPI_SUCCESS)
-                return err;
+    const relation *ra = &e->rels[ru->source[0]];
+    const relation *rb = &e->rels[ru->source[1]];
+    tuple_run fa[FULL_RUNS_MAX], fb[FULL_RUNS_MAX];
+    unsigned na = storage_runs(ra, ru->body[0].version, fa);
+    unsigned nb = storage_runs(rb, ru->body[1].version, fb);
+    const packed_tuples *pa = storage_packed_part(ra, ru->body[0].version);
+    const packed_tuples *pb = storage_packed_part(rb, ru->body[1].version);
+    int err = MPI_SUCCESS;
+    for (unsigned x = 0; x < na + !!pa && err == MPI_SUCCESS; x++)
+        for (unsigned y = 0; y < nb + !!pb && err == MPI_SUCCESS; y++) {
+            tuple_reader a, b;
+            if (x < na)
+                tuple_reader_flat(&a, fa[x], ra->arity);
+            else
+                tuple_reader_packed(&a, pa, ra->arity);
+            if (y < nb)
+                tuple_reader_flat(&b, fb[y], rb->arity);
+            else
+                tuple_reader_packed(&b, pb, rb->arity);
+            err = join_runs(e, ru, &a, &b);
+            tuple_reader_free(&a);
+            tuple_reader_free(&b);
         }
-    return MPI_SUCCESS;
+    return err;
 }
 
-/* The anti-join: each run of left tuples sharing a key is produced whole
+/* Whether some run of right holds a tuple whose first k columns are key's;
+ * keys come in increasing order, so each run is only moved forward. */
+static int readers_hold(tuple_reader *right, unsigned n, const uint64_t *key,
+                        unsigned k)
+{
+    for (unsigned r = 0; r < n; r++) {
+        tuple_reader_seek(&right[r], key, k);
+        if (!tuple_reader_done(&right[r]) &&
+            tuples_compare(tuple_reader_cur(&right[r]), key, k) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The anti-join: each group of left tuples sharing a key is produced whole
  * when right holds no tuple with that key, and skipped otherwise; right's
- * runs are each found by galloping from where the last key left them. */
+ * runs are each found by seeking from where the last key left them. */
 static int eval_antijoin(ravel_engine *e, const rule *ru)
 {
     const relation *ra = &e->rels[ru->source[0]];
     const relation *rb = &e->rels[ru->source[1]];
-    tuple_run a[FULL_RUNS_MAX], b[FULL_RUNS_MAX];
-    unsigned nra = storage_runs(ra, ru->body[0].version, a);
-    unsigned nrb = storage_runs(rb, RAVEL_FULL, b);
-    unsigned aa = ra->arity, ab = rb->arity, k = ra->key;
+    tuple_reader a[FULL_RUNS_MAX + 1];
+    unsigned nra = open_readers(ra, ru->body[0].version, a);
+    unsigned aa = ra->arity, k = ra->key;
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2] = {NULL, NULL};
-    for (unsigned r = 0; r < nra; r++) {
-        const uint64_t *A = a[r].t;
-        size_t na = a[r].n, j[FULL_RUNS_MAX] = {0};
-        for (size_t i = 0; i < na;) {
-            size_t i2 = group_end(A, i, na, aa, k);
-            if (!tuple_runs_hold(b, nrb, j, ab, A + i * aa, k))
-                for (size_t x = i; x < i2; x++) {
-                    side[0] = A + x * aa;
-                    int err = produce(e, ru, head_arity, side);
-                    if (err != MPI_SUCCESS)
-                        return err;
-                }
-            i = i2;
+    int err = MPI_SUCCESS;
+    for (unsigned r = 0; r < nra && err == MPI_SUCCESS; r++) {
+        tuple_reader b[FULL_RUNS_MAX + 1]; /* from the start for each run */
+        unsigned nrb = open_readers(rb, RAVEL_FULL, b);
+        while (!tuple_reader_done(&a[r]) && err == MPI_SUCCESS) {
+            const uint64_t *A;
+            size_t na;
+            err = tuple_reader_group(&a[r], k, &A, &na);
+            if (err != MPI_SUCCESS || readers_hold(b, nrb, A, k))
+                continue;
+            for (size_t x = 0; x < na && err == MPI_SUCCESS; x++) {
+                side[0] = A + x * aa;
+                err = produce(e, ru, head_arity, side);
+            }
         }
+        close_readers(b, nrb);
     }
-    return MPI_SUCCESS;
+    close_readers(a, nra);
+    return err;
 }
 
 /* An aggregate reads its body as one sorted array (a group's tuples
@@ -299,7 +334,7 @@ static int eval_agg_partial(ravel_engine *e, const rule *ru)
         return emit_tuple(e, ru->head, out);
     }
     for (size_t i = 0; i < n;) {
-        size_t end = k ? group_end(t, i, n, a->arity, k) : n;
+        size_t end = k ? tuples_group_end(t, i, n, a->arity, k) : n;
         uint64_t acc = 0;
         for (size_t x = i; x < end; x++) {
             side[0] = t + x * a->arity;
@@ -338,7 +373,7 @@ static int eval_agg_reduce(ravel_engine *e, const rule *ru)
                                                       : ru->agg_op;
     uint64_t out[RAVEL_MAX_ARITY];
     for (size_t i = 0; i < n;) {
-        size_t end = group_end(t, i, n, a->arity, kk);
+        size_t end = tuples_group_end(t, i, n, a->arity, kk);
         uint64_t acc = t[i * a->arity + kk + 1];
         for (size_t x = i + 1; x < end; x++)
             acc = agg_step(combine, acc, t[x * a->arity + kk + 1]);
@@ -353,29 +388,11 @@ static int eval_agg_reduce(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
-/* A rule reads full flat: a packed full here would be read in part.
- * run.c unpacks what rules read (prepare_reads); this catches a missed
- * path as an error rather than as missing tuples. */
-static int check_flat(const ravel_engine *e, const rule *ru)
-{
-    for (int b = 0; b < ru->nbody; b++) {
-        const relation *r = &e->rels[ru->source[b]];
-        if ((ru->body[b].version == RAVEL_FULL || r->delta_is_full) &&
-            r->packed.n > 0)
-            return ravel_error_set(MPI_ERR_INTERN, "a rule reads the "
-                                   "full version of %s while it is packed",
-                                   r->name);
-    }
-    return MPI_SUCCESS;
-}
-
 int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it)
 {
     for (size_t i = 0; i < s->nrules; i++) {
         const rule *ru = &s->rules[i];
-        int err = check_flat(e, ru);
-        if (err == MPI_SUCCESS)
-            err = check_order(e, ru);
+        int err = check_order(e, ru);
         if (err != MPI_SUCCESS)
             return err;
         /* An aggregate's body is complete: it is reduced once, at the

@@ -115,13 +115,11 @@ int ravel_flush(ravel_engine *e)
     return balance_fill_derived(e, err, 1, &bytes);
 }
 
-/* Rules read full (a FULL body, or any body while delta is full) only flat:
- * unpacks what they read that way, and lets promotion pack only the
- * relations whose full no rule of the stratum reads.  Call after every
- * rules_bind_sources, which may switch a join to a replica. */
-static int prepare_reads(ravel_engine *e, const stratum *s)
+/* Marks the relations whose full some rule of the stratum reads (their
+ * flat part is kept as runs: storage.c) and those the stratum writes.  Call after every rules_bind_sources, which may switch a join to
+ * a replica. */
+static void prepare_reads(ravel_engine *e, const stratum *s)
 {
-    int err = MPI_SUCCESS;
     for (size_t i = 0; i < e->nrels; i++) {
         e->rels[i].pack_ok = 1;
         e->rels[i].written = 0;
@@ -135,12 +133,8 @@ static int prepare_reads(ravel_engine *e, const stratum *s)
             relation *r = &e->rels[ru->source[b]];
             if (ru->body[b].version == RAVEL_FULL)
                 r->pack_ok = 0;
-            if (err == MPI_SUCCESS &&
-                (ru->body[b].version == RAVEL_FULL || r->delta_is_full))
-                err = storage_unpack_packed(r);
         }
     }
-    return err;
 }
 
 /* err, its message prefixed with where in the run it happened. */
@@ -188,7 +182,7 @@ static int evaluate_next(ravel_engine *e, stratum *s, uint32_t it,
     int err = local_error;
     if (err == MPI_SUCCESS) {
         rules_bind_sources(e, s);
-        err = prepare_reads(e, s);
+        prepare_reads(e, s);
     }
     if (err == MPI_SUCCESS)
         err = rules_evaluate(e, s, it);

@@ -14,9 +14,13 @@
  * runs each tuple moves a few times.  Readers take the runs one by one (a
  * join of delta with full is the union of its joins with each run).
  *
- * A full that no rule reads (in TC, path: the join reads its delta) is
- * packed to a few bytes per tuple (see packed.c) as it grows; anything else
- * that must read it unpacks it. */
+ * A large full is packed to a few bytes per tuple (see packed.c) as it
+ * grows, its newest tuples staying flat.  Rules read the packed part
+ * through cursors (rules_eval.c), the reduction walks or searches it
+ * (tuple_reduce.c); the rare readers of a flat array (moves, aggregates,
+ * the API's ravel_relation_local) unpack it.  kCFA's AEval, 8 columns of
+ * context and closure that rules read, held flat took 64 bytes a tuple:
+ * most of the run's memory (bench/results/peers/README.md). */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -34,10 +38,21 @@
  * with 16, 178 with 32, at the same speed. */
 #define RUN_RATIO_DEFAULT 32
 
+/* Whether reading version v of r reads full. */
+static int reads_full(const relation *r, ravel_version v)
+{
+    return v == RAVEL_FULL || r->delta_is_full;
+}
+
+const packed_tuples *storage_packed_part(const relation *r, ravel_version v)
+{
+    return reads_full(r, v) && r->packed.n > 0 ? &r->packed : NULL;
+}
+
 unsigned storage_runs(const relation *r, ravel_version v,
                       tuple_run out[FULL_RUNS_MAX])
 {
-    if (v != RAVEL_FULL && !r->delta_is_full) {
+    if (!reads_full(r, v)) {
         out[0] = (tuple_run){r->delta.data, r->delta.n};
         return 1;
     }
@@ -108,11 +123,10 @@ static int merge_runs(relation *r)
     return err;
 }
 
-/* Whether full is packed as it grows: no rule of the running stratum
- * reads it, and packing is on. */
-static int packs(const ravel_engine *e, const relation *r)
+/* Whether full is packed as it grows: packing is on. */
+static int packs(const ravel_engine *e)
 {
-    return r->pack_ok && e->opt.pack_min_tuples != 0;
+    return e->opt.pack_min_tuples != 0;
 }
 
 /* Adds sorted unique t[0..n) (disjoint from full) to full as its newest
@@ -126,10 +140,12 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
     if (n == 0)
         return MPI_SUCCESS;
     size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
-    /* A relation that will be packed keeps one flat array: packing bounds
-     * it already (maybe_pack), and runs made fe_sphere's TC some 5% slower
-     * (each candidate searched in several). */
-    if (packs(e, r))
+    /* A relation no rule reads keeps one flat array when it will be
+     * packed: packing bounds it already (maybe_pack), and runs made
+     * fe_sphere's TC some 5% slower (each candidate searched in several).
+     * One that rules read keeps runs between packings: kCFA adds a few
+     * thousand tuples an iteration, for some 2,000 iterations. */
+    if (packs(e) && r->pack_ok)
         ratio = SIZE_MAX;
     tuple_buf *newest = r->nruns > 0 ? &r->runs[r->nruns - 1] : &r->full;
     int err;
@@ -168,18 +184,22 @@ static int unpack(relation *r)
     return MPI_SUCCESS;
 }
 
-/* Packs full's flat part together with the packed one, when no rule reads
- * full and the flat part has grown to pack_min_tuples and to 1/PACK_RATIO of
- * the packed part.  The ratio makes repacking geometric: the packed part
- * grows by 1/8 between repacks, so all repacks together encode about 9
- * times the final size, while the flat part, at 16 bytes per 2-column tuple
- * against 2 to 4 packed, stays a small share. */
+/* Packs full's flat part together with the packed one, when the flat part
+ * has grown to pack_min_tuples and to 1/PACK_RATIO of the packed part.  The
+ * ratio makes repacking geometric: the packed part grows by 1/8 between
+ * repacks, so all repacks together encode about 9 times the final size,
+ * while the flat part, at 16 bytes per 2-column tuple against 2 to 4
+ * packed, stays a small share. */
 #define PACK_RATIO 8
 static int maybe_pack(const ravel_engine *e, relation *r)
 {
-    uint64_t min = e->opt.pack_min_tuples;
+    /* The option counts tuples of 2 columns (TC's); wider ones are packed
+     * at as many bytes: kCFA's AEval (8 columns) held 2^20 of them flat
+     * at 64 bytes each, a third of the run's peak. */
+    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity;
+    min = min ? min : 1;
     size_t flat = flat_count(r);
-    if (!packs(e, r) || r->delta_is_full || flat < min ||
+    if (!packs(e) || r->delta_is_full || flat < min ||
         flat < r->packed.n / PACK_RATIO)
         return MPI_SUCCESS;
     /* While it is packed a relation is held twice, flat and packed (half
@@ -262,9 +282,4 @@ int storage_install(ravel_engine *e, relation *r, int to_delta)
 int storage_unpack(relation *r)
 {
     return relation_error(r, unpack(r));
-}
-
-int storage_unpack_packed(relation *r)
-{
-    return r->packed.n > 0 ? storage_unpack(r) : MPI_SUCCESS;
 }

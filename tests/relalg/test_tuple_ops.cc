@@ -194,9 +194,95 @@ TEST(PackedTuples, RoundTripDifferenceAndMergeMatchStd)
                   MPI_SUCCESS);
         EXPECT_EQ(unpack(&merged, arity), flatten(both, arity))
             << "n=" << s.n;
+
+        // fresh tuples minus the merged set, searched in its blocks
+        Tuples c = sorted_unique(random_tuples(rng, s.n / 3 + 1, arity,
+                                               s.bits));
+        Tuples c_diff;
+        std::set_difference(c.begin(), c.end(), both.begin(), both.end(),
+                            std::back_inserter(c_diff));
+        std::vector<uint64_t> fc = flatten(c, arity);
+        size_t nc = tuples_reduce(fc.data(), c.size(), arity, nullptr, 0,
+                                  &merged);
+        fc.resize(nc * arity);
+        EXPECT_EQ(fc, flatten(c_diff, arity)) << "n=" << s.n;
         packed_free(&merged);
         packed_free(&p);
     }
+}
+
+// A reader over a run of tuples a (flat or packed) seeks keys of k columns
+// in increasing order, as a join does, and reads each key's group: checked
+// against std::lower_bound and std::equal_range on a.
+void check_reader(std::mt19937_64 &rng, const Tuples &a, unsigned arity,
+                  unsigned k, bool packed)
+{
+    std::vector<uint64_t> fa = flatten(a, arity);
+    packed_tuples p = {};
+    tuple_reader r;
+    if (packed) {
+        pack(fa, a.size(), arity, &p);
+        tuple_reader_packed(&r, &p, arity);
+    } else {
+        tuple_reader_flat(&r, tuple_run{fa.data(), a.size()}, arity);
+    }
+    auto less = [k](const std::vector<uint64_t> &x,
+                    const std::vector<uint64_t> &y) {
+        return std::lexicographical_compare(x.begin(), x.begin() + k,
+                                            y.begin(), y.begin() + k);
+    };
+    // Keys drawn from the same values, one per prefix, some held and some
+    // not; their columns after k are not zero, as a join's are (it seeks
+    // the other side's current tuple).
+    Tuples keys = sorted_unique(random_tuples(rng, 200, arity, 3));
+    keys.erase(std::unique(keys.begin(), keys.end(),
+                           [&](const auto &x, const auto &y) {
+                               return !less(x, y) && !less(y, x);
+                           }),
+               keys.end());
+    for (const auto &key : keys) {
+        auto lo = std::lower_bound(a.begin(), a.end(), key, less);
+        auto range = std::equal_range(a.begin(), a.end(), key, less);
+        if (!tuple_reader_done(&r)) {
+            const uint64_t *cur = tuple_reader_cur(&r);
+            if (less(std::vector<uint64_t>(cur, cur + arity), key))
+                tuple_reader_seek(&r, key.data(), k);
+        }
+        ASSERT_EQ(tuple_reader_done(&r), lo == a.end());
+        if (lo == a.end())
+            break;
+        const uint64_t *cur = tuple_reader_cur(&r);
+        ASSERT_EQ(std::vector<uint64_t>(cur, cur + arity), *lo);
+        if (range.first == range.second)
+            continue;
+        const uint64_t *g;
+        size_t n;
+        ASSERT_EQ(tuple_reader_group(&r, k, &g, &n), MPI_SUCCESS);
+        EXPECT_EQ(std::vector<uint64_t>(g, g + n * arity),
+                  flatten(Tuples(range.first, range.second), arity));
+    }
+    tuple_reader_free(&r);
+    packed_free(&p);
+}
+
+TEST(TupleReader, SeeksAndGroupsAsStdOnFlatAndPackedRuns)
+{
+    std::mt19937_64 rng(12);
+    // column values of 3 bits: keys of every width hit and miss
+    const Shape reader_shapes[] = {
+        {0, 2, 3},    {1, 2, 3},    {5, 2, 3},    {3000, 2, 3},
+        {3000, 3, 3}, {5000, 4, 3}, {2000, 8, 3}, {400, 1, 3},
+    };
+    for (const Shape &s : reader_shapes)
+        for (unsigned k = 1; k <= s.arity; k++)
+            for (bool packed : {false, true}) {
+                SCOPED_TRACE(testing::Message()
+                             << "n=" << s.n << " arity=" << s.arity
+                             << " k=" << k << " packed=" << packed);
+                Tuples a = sorted_unique(
+                    random_tuples(rng, s.n, s.arity, s.bits));
+                check_reader(rng, a, s.arity, k, packed);
+            }
 }
 
 TEST(PackedTuples, ARepeatedTupleIsStoredOnce)

@@ -88,11 +88,11 @@ typedef struct {
     const char *model_path;   /* cost model file (ravel-calibrate) for the
                                  auto backend and the predictions in the
                                  log; NULL = RAVEL_MODEL, else built-in */
-    uint64_t pack_min_tuples; /* a relation that no rule of the running
-                                 stratum reads in full is stored packed (a
-                                 few bytes per tuple) once this many of its
-                                 tuples on a rank are not; 0 = never pack;
-                                 default 1048576 */
+    uint64_t pack_min_tuples; /* a relation is stored packed (a few bytes
+                                 per tuple) once this many of its tuples on
+                                 a rank are not, counted as tuples of 2
+                                 columns (wider ones: as many bytes); 0 =
+                                 never pack; default 1048576 */
     uint32_t run_ratio;       /* a relation's full is held as a few sorted
                                  runs, each at most 1/run_ratio of the one
                                  before, so that an iteration's new tuples
