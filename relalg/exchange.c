@@ -240,10 +240,12 @@ int exchange_deliver(ravel_engine *e, const stream_segment *sg)
     const relation *r = &e->rels[sg->slot / 2];
     tuple_buf *into = exchange_slot_incoming(e, sg->slot);
     int err = tuple_buf_reserve(into, r->arity, sg->n);
+    uint64_t kept = 0;
     if (err == MPI_SUCCESS)
-        err = exchange_unpack_segment(e, sg, into->data + into->n * r->arity);
+        err = exchange_unpack_segment(e, sg, into->data + into->n * r->arity,
+                                      &kept);
     if (err == MPI_SUCCESS)
-        into->n += sg->n;
+        into->n += kept;
     return relation_error(r, err);
 }
 

@@ -187,14 +187,24 @@ int exchange_next_segment(const ravel_engine *e, int source,
     return MPI_SUCCESS;
 }
 
+/* A packed segment is decoded this many tuples at a time, each chunk
+ * stripped of what full holds before the next: candidates for this rank
+ * that it already holds (most, in a dense closure) are never held flat,
+ * where unpacking the whole segment first held them all at 16 bytes a
+ * tuple beside the rank's own (wiki-Vote's peak, bench/results/peers). */
+#define UNPACK_CHUNK 4096
+
 int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
-                            uint64_t *out)
+                            uint64_t *out, uint64_t *kept)
 {
-    unsigned arity = e->rels[sg->slot / 2].arity;
+    const relation *r = &e->rels[sg->slot / 2];
+    unsigned arity = r->arity;
     size_t tuple = arity * sizeof *out;
+    *kept = 0;
     if (!sg->packed) {
         memmove(out, sg->data, sg->n * tuple);
         ravel_comm_charge_copy(sg->n * tuple);
+        *kept = sg->n;
         return MPI_SUCCESS;
     }
     uint64_t blocks = (sg->n + PACKED_BLOCK - 1) / PACKED_BLOCK;
@@ -202,7 +212,8 @@ int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
     const unsigned char *p = (const unsigned char *)(heads + blocks * arity);
     const unsigned char *end = p + sg->nbytes;
     uint64_t cur[RAVEL_MAX_ARITY];
-    for (uint64_t i = 0; i < sg->n; i++, out += arity) {
+    uint64_t w = 0, chunk = 0; /* written; where the chunk being read starts */
+    for (uint64_t i = 0; i < sg->n; i++) {
         if (i % PACKED_BLOCK == 0)
             memcpy(cur, heads + i / PACKED_BLOCK * arity, tuple);
         else if (!(p = tuple_decode(p, end, cur, arity)))
@@ -210,9 +221,14 @@ int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
                                    "segment: its bytes end before tuple "
                                    "%llu of %llu", (unsigned long long)i,
                                    (unsigned long long)sg->n);
-        memcpy(out, cur, tuple);
+        memcpy(out + w++ * arity, cur, tuple);
+        if (w - chunk == UNPACK_CHUNK || i + 1 == sg->n) {
+            w = chunk + storage_drop_held(r, out + chunk * arity, w - chunk);
+            chunk = w;
+        }
     }
     ravel_comm_charge_copy(sg->n * tuple);
+    *kept = w;
     return MPI_SUCCESS;
 }
 
@@ -224,8 +240,10 @@ int exchange_land_stream(ravel_engine *e, int source, const uint64_t *in,
         stream_segment sg;
         int err = exchange_next_segment(e, source, &in, end, &sg);
         if (err == MPI_SUCCESS && sg.slot == big) {
-            err = exchange_unpack_segment(e, &sg, got->data + got->n * arity);
-            got->n += sg.n;
+            uint64_t kept = 0;
+            err = exchange_unpack_segment(e, &sg, got->data + got->n * arity,
+                                          &kept);
+            got->n += kept;
         } else if (err == MPI_SUCCESS) {
             err = exchange_deliver(e, &sg);
         }

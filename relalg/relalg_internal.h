@@ -123,6 +123,12 @@ int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
                     const struct packed_tuples *packed, tuple_buf *out);
 void tuple_box_free(tuple_box *x);
 
+/* Drops from sorted unique t[0..n) the tuples of the set held as flat and
+ * packed (as tuples_reduce's), keeping the order; returns the new count. */
+size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
+                        const tuple_run *flat, unsigned nflat,
+                        const struct packed_tuples *packed);
+
 /* tuples_reduce against nothing: sort and drop repeats. */
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
 
@@ -561,9 +567,11 @@ int exchange_next_segment(const ravel_engine *e, int source,
                           const uint64_t **in, const uint64_t *end,
                           stream_segment *sg);
 /* Writes sg's tuples at out (which may overlap a raw segment's tuples
- * from below, as when arrivals move down inside their own block). */
+ * from below, as when arrivals move down inside their own block); of a
+ * packed segment (sorted, unique) only those its relation's full does not
+ * hold.  *kept: how many it wrote. */
 int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
-                            uint64_t *out);
+                            uint64_t *out, uint64_t *kept);
 /* Lands the stream [in, end) from source: slot big's segments unpacked
  * at the end of *got (which has room for them), the others appended to
  * their slots' incoming buffers (exchange_deliver).  When got's memory is
@@ -599,6 +607,8 @@ const packed_tuples *storage_packed_part(const relation *r, ravel_version v);
 uint64_t storage_full_count(const relation *r);
 /* Sorts t[0..n), drops repeats and what full holds; returns the count. */
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n);
+/* Drops from sorted unique t[0..n) what full holds; returns the count. */
+size_t storage_drop_held(const relation *r, uint64_t *t, size_t n);
 /* Appends the box's tuples that full does not hold to out (sorted), and
  * frees the box. */
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);

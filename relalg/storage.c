@@ -94,6 +94,13 @@ size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
     return tuples_reduce(t, n, r->arity, runs, nruns, &r->packed);
 }
 
+size_t storage_drop_held(const relation *r, uint64_t *t, size_t n)
+{
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    return tuples_drop_held(t, n, r->arity, runs, nruns, &r->packed);
+}
+
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out)
 {
     tuple_run runs[FULL_RUNS_MAX];

@@ -504,6 +504,18 @@ void tuple_box_free(tuple_box *x)
     memset(x, 0, sizeof *x);
 }
 
+size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
+                        const tuple_run *flat, unsigned nflat,
+                        const packed_tuples *packed)
+{
+    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
+    if (packed && packed->n > 0) {
+        f.packed = 1;
+        packed_cursor_seek(&f.cursor, packed, arity, 0);
+    }
+    return drop_held(t, 0, n, &f);
+}
+
 size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
                      const tuple_run *flat, unsigned nflat,
                      const packed_tuples *packed)
