@@ -82,21 +82,51 @@ static int append(text_buf *b, const char *s, size_t n)
     return 0;
 }
 
-static int format_relation(dl_run *r, int index, text_buf *b)
-{
-    const dl_relation *rel = DL_REL(r->p, index);
-    const uint64_t *tuples;
-    size_t n;
+/* A relation's text, made twice from its tuples as the engine visits them
+ * (ravel_relation_visit, which reads a packed relation where it lies): once
+ * only to count its bytes, for the ranks' offsets, then to write it a
+ * FLUSH_BYTES buffer at a time.  Formatting all of a rank's text first, from
+ * the relation unpacked, held kCFA's AEval twice over at the end of a run:
+ * 473 MB at 1 rank against 156 for ravel-kcfa (bench/results/peers). */
+#define FLUSH_BYTES ((size_t)1 << 20)
+
+typedef struct {
+    dl_run *r;
+    const dl_relation *rel;
     unsigned at[RAVEL_MAX_ARITY]; /* where each declared column is stored */
-    for (size_t c = 0; c < rel->arity; c++)
-        at[c] = dl_stored_column(r->p, index, (unsigned)c);
-    int rc = ravel_relation_local(r->e, r->rels[index], &tuples, &n);
+    MPI_File fh;                  /* the second pass's; none when counting */
+    int writing;
+    MPI_Offset offset;            /* this rank's first byte in the file */
+    uint64_t bytes;               /* counted, or written so far */
+    text_buf b;                   /* formatted, not yet written */
+    int werr;                     /* a write failed */
+} text_pass;
+
+static int flush(text_pass *o)
+{
+    for (size_t at = 0; at < o->b.len && !o->werr; at += WRITE_CHUNK) {
+        size_t n = o->b.len - at < WRITE_CHUNK ? o->b.len - at : WRITE_CHUNK;
+        MPI_Status st;
+        o->werr = MPI_File_write_at(o->fh,
+                                    o->offset + (MPI_Offset)(o->bytes + at),
+                                    o->b.text + at, (int)n, MPI_CHAR, &st);
+    }
+    o->bytes += o->b.len;
+    o->b.len = 0;
+    return o->werr;
+}
+
+static int format_tuples(const uint64_t *t, size_t n, void *arg)
+{
+    text_pass *o = arg;
+    const dl_relation *rel = o->rel;
+    int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         for (size_t c = 0; c < rel->arity && !rc; c++) {
             char num[24];
             size_t len;
-            uint64_t v = tuples[i * rel->arity + at[c]];
-            const char *s = dl_format_value(r, rel->col_types[c], v, num,
+            uint64_t v = t[i * rel->arity + o->at[c]];
+            const char *s = dl_format_value(o->r, rel->col_types[c], v, num,
                                             &len);
             if (!s)
                 return ravel_error_set(MPI_ERR_INTERN,
@@ -104,9 +134,13 @@ static int format_relation(dl_run *r, int index, text_buf *b)
                                        "%016" PRIx64 " with no text",
                                        rel->name, v);
             char sep = c + 1 < rel->arity ? rel->output_delimiter : '\n';
-            if (!(rc = append(b, s, len)))
-                rc = append(b, &sep, 1);
+            if (!o->writing)
+                o->bytes += len + 1;
+            else if (!(rc = append(&o->b, s, len)))
+                rc = append(&o->b, &sep, 1);
         }
+    if (!rc && o->writing && o->b.len >= FLUSH_BYTES)
+        rc = flush(o);
     return rc;
 }
 
@@ -114,42 +148,39 @@ static int write_relation(dl_run *r, MPI_Comm comm, int index,
                           const char *out_dir)
 {
     const dl_relation *rel = DL_REL(r->p, index);
-    text_buf b = {0};
-    int rc = format_relation(r, index, &b);
+    text_pass o = {.r = r, .rel = rel};
+    for (size_t c = 0; c < rel->arity; c++)
+        o.at[c] = dl_stored_column(r->p, index, (unsigned)c);
+    int rc = ravel_relation_visit(r->e, r->rels[index], format_tuples, &o);
     /* Every rank must reach the collective calls below. */
     int failed = rc != 0, any;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any) {
-        free(b.text);
+    if (any)
         return rc ? rc : ravel_error_set(MPI_ERR_OTHER,
                                          "another rank failed formatting %s",
                                          rel->name);
-    }
-    uint64_t mine = b.len, offset = 0;
+    uint64_t mine = o.bytes, offset = 0;
     MPI_Exscan(&mine, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (r->rank == 0)
         offset = 0;
     char path[4096];
     path_of(rel, out_dir, 1, path, sizeof path);
-    MPI_File fh;
     rc = MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
-                       MPI_INFO_NULL, &fh);
-    if (rc) {
-        free(b.text);
+                       MPI_INFO_NULL, &o.fh);
+    if (rc)
         return ravel_error_set(MPI_ERR_FILE, "%s: cannot create it (is %s "
                                "a writable directory?)", path, out_dir);
-    }
-    rc = MPI_File_set_size(fh, 0);
-    int werr = 0;
-    for (size_t at = 0; at < b.len && !werr; at += WRITE_CHUNK) {
-        size_t n = b.len - at < WRITE_CHUNK ? b.len - at : WRITE_CHUNK;
-        MPI_Status st;
-        werr = MPI_File_write_at(fh, (MPI_Offset)(offset + at), b.text + at,
-                                 (int)n, MPI_CHAR, &st);
-    }
-    int crc = MPI_File_close(&fh);
-    free(b.text);
-    failed = rc || werr || crc;
+    rc = MPI_File_set_size(o.fh, 0);
+    o.writing = 1;
+    o.offset = (MPI_Offset)offset;
+    o.bytes = 0;
+    int werr = ravel_relation_visit(r->e, r->rels[index], format_tuples, &o);
+    if (!werr)
+        werr = flush(&o);
+    int lost = !werr && o.bytes != mine; /* the relation changed between */
+    int crc = MPI_File_close(&o.fh);
+    free(o.b.text);
+    failed = rc || werr || lost || crc;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any)
         return ravel_error_set(MPI_ERR_FILE, "%s: write failed%s", path,

@@ -359,6 +359,12 @@ int ravel_relation_local(ravel_engine *e, ravel_rel r,
     return err;
 }
 
+int ravel_relation_visit(ravel_engine *e, ravel_rel r, ravel_visit_fn visit,
+                         void *arg)
+{
+    return storage_visit(&e->rels[r], visit, arg);
+}
+
 int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out)
 {
     uint64_t local = storage_full_count(&e->rels[r]);

@@ -614,6 +614,9 @@ size_t storage_drop_held(const relation *r, uint64_t *t, size_t n);
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);
 /* Makes full one flat array again (for readers other than the above). */
 int storage_unpack(relation *r);
+/* full in order, a batch at a time (ravel_relation_visit): its flat runs
+ * merged into one, then merged on the way with its packed part. */
+int storage_visit(relation *r, ravel_visit_fn visit, void *arg);
 
 /* ---- reading a run, flat or packed (tuple_reader.c) ---------------------- */
 

@@ -26,6 +26,7 @@
 #include "ravel/error.h"
 #include "ravel/hash.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A run may hold at most 1/ratio of the tuples of the run before it (the
@@ -275,6 +276,45 @@ static int install(ravel_engine *e, relation *r, int to_delta)
     return err;
 }
 
+/* Tuples a visit hands over at a time, when they must be merged. */
+#define VISIT_BATCH 4096
+
+static int visit(relation *r, ravel_visit_fn fn, void *arg)
+{
+    int err = merge_runs(r);
+    if (err != MPI_SUCCESS)
+        return relation_error(r, err);
+    unsigned a = r->arity;
+    const uint64_t *flat = r->full.data;
+    size_t nflat = r->full.n;
+    if (r->packed.n == 0)
+        return nflat ? fn(flat, nflat, arg) : MPI_SUCCESS;
+    uint64_t *batch = malloc(VISIT_BATCH * a * sizeof *batch);
+    if (!batch)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for a batch "
+                               "of %d tuples", VISIT_BATCH);
+    packed_cursor c;
+    packed_cursor_seek(&c, &r->packed, a, 0);
+    size_t i = 0, n = 0;
+    int rc = 0;
+    while (!rc && (!c.at_end || i < nflat)) {
+        /* disjoint: no tuple is in both */
+        if (i == nflat ||
+            (!c.at_end && tuples_compare(c.cur, flat + i * a, a) < 0)) {
+            memcpy(batch + n * a, c.cur, a * sizeof *batch);
+            packed_cursor_next(&c);
+        } else {
+            memcpy(batch + n * a, flat + i++ * a, a * sizeof *batch);
+        }
+        if (++n == VISIT_BATCH || (c.at_end && i == nflat)) {
+            rc = fn(batch, n, arg);
+            n = 0;
+        }
+    }
+    free(batch);
+    return rc;
+}
+
 /* The entry points say which relation failed. */
 int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 {
@@ -289,4 +329,9 @@ int storage_install(ravel_engine *e, relation *r, int to_delta)
 int storage_unpack(relation *r)
 {
     return relation_error(r, unpack(r));
+}
+
+int storage_visit(relation *r, ravel_visit_fn fn, void *arg)
+{
+    return visit(r, fn, arg);
 }

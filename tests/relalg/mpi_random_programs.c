@@ -407,15 +407,63 @@ static int cmp_code(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What ravel_relation_visit hands over, gathered: the tuples, and whether
+ * each came after the one before (the visit's order). */
+typedef struct {
+    uint64_t *t;
+    size_t n, cap;
+    unsigned arity;
+    int in_order;
+} visited;
+
+/* Lexicographic order of two tuples: -1, 0 or 1. */
+static int memcmp_tuples(const uint64_t *a, const uint64_t *b, unsigned n)
+{
+    for (unsigned c = 0; c < n; c++)
+        if (a[c] != b[c])
+            return a[c] < b[c] ? -1 : 1;
+    return 0;
+}
+
+static int collect(const uint64_t *t, size_t n, void *arg)
+{
+    visited *v = arg;
+    if (v->n + n > v->cap) {
+        uint64_t *grown = realloc(v->t, 2 * (v->n + n) * v->arity *
+                                            sizeof *v->t);
+        if (!grown)
+            return MPI_ERR_NO_MEM;
+        v->t = grown;
+        v->cap = 2 * (v->n + n);
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint64_t *d = v->t + (v->n + k) * v->arity;
+        memcpy(d, t + k * v->arity, v->arity * sizeof *d);
+        if (v->n + k > 0 && memcmp_tuples(d - v->arity, d, v->arity) >= 0)
+            v->in_order = 0;
+    }
+    v->n += n;
+    return 0;
+}
+
 /* Gathers relation i's tuples at rank 0 and compares them with the oracle;
- * the verdict is shared. */
+ * the verdict is shared.  Odd relations are read through
+ * ravel_relation_visit (which must also hand them over in order), even
+ * ones through ravel_relation_local. */
 static int compare_relation(ravel_engine *e, const program *p, int i,
                             ravel_rel id, int rank, int size)
 {
     size_t n;
     const uint64_t *t;
-    if (ravel_relation_local(e, id, &t, &n) != MPI_SUCCESS)
+    visited v = {.arity = p->rel[i].arity, .in_order = 1};
+    if (i % 2) {
+        if (ravel_relation_visit(e, id, collect, &v) != MPI_SUCCESS)
+            v.in_order = 0; /* then the comparison fails */
+        t = v.t;
+        n = v.in_order ? v.n : 0;
+    } else if (ravel_relation_local(e, id, &t, &n) != MPI_SUCCESS) {
         n = 0; /* then the comparison fails */
+    }
     unsigned arity = p->rel[i].arity;
     unsigned *codes = malloc((n + 1) * sizeof *codes);
     for (size_t k = 0; k < n; k++)
@@ -443,6 +491,7 @@ static int compare_relation(ravel_engine *e, const program *p, int i,
         free(wc);
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(v.t);
     free(codes);
     free(all);
     return ok;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -283,6 +284,61 @@ TEST(TupleReader, SeeksAndGroupsAsStdOnFlatAndPackedRuns)
                     random_tuples(rng, s.n, s.arity, s.bits));
                 check_reader(rng, a, s.arity, k, packed);
             }
+}
+
+// A relation's full held as flat runs and a packed part, visited
+// (ravel_relation_visit's storage_visit): every tuple once, in order,
+// against std::set; over several batches, and with either part empty.
+struct Visited {
+    std::vector<uint64_t> t;
+    unsigned arity;
+};
+
+int collect_visit(const uint64_t *t, size_t n, void *arg)
+{
+    auto *v = static_cast<Visited *>(arg);
+    v->t.insert(v->t.end(), t, t + n * v->arity);
+    return 0;
+}
+
+TEST(Storage, AVisitHandsOverFlatRunsAndPackedPartInOrder)
+{
+    std::mt19937_64 rng(13);
+    for (unsigned arity : {1u, 2u, 8u})
+        for (int split = 0; split < 4; split++) {
+            Tuples all = sorted_unique(random_tuples(rng, 12000, arity, 16));
+            // split 0: all packed; 1: all flat; 2, 3: some of each, the flat
+            // part in up to three runs
+            Tuples packed_part, runs[3];
+            for (const auto &t : all) {
+                int to = split == 0 ? 3 : split == 1 ? 0 : (int)(rng() % 4);
+                (to == 3 ? packed_part : runs[split == 3 ? to : 0])
+                    .push_back(t);
+            }
+            relation r;
+            std::memset(&r, 0, sizeof r);
+            r.arity = arity;
+            std::vector<uint64_t> f0 = flatten(runs[0], arity);
+            ASSERT_EQ(tuple_buf_append(&r.full, arity, f0.data(),
+                                       runs[0].size()),
+                      MPI_SUCCESS);
+            for (int k = 1; k < 3; k++) {
+                std::vector<uint64_t> fk = flatten(runs[k], arity);
+                ASSERT_EQ(tuple_buf_append(&r.runs[r.nruns++], arity,
+                                           fk.data(), runs[k].size()),
+                          MPI_SUCCESS);
+            }
+            pack(flatten(packed_part, arity), packed_part.size(), arity,
+                 &r.packed);
+            Visited got{{}, arity};
+            ASSERT_EQ(storage_visit(&r, collect_visit, &got), MPI_SUCCESS);
+            EXPECT_EQ(got.t, flatten(all, arity))
+                << "arity=" << arity << " split=" << split;
+            tuple_buf_free(&r.full);
+            for (auto &b : r.runs)
+                tuple_buf_free(&b);
+            packed_free(&r.packed);
+        }
 }
 
 TEST(PackedTuples, ARepeatedTupleIsStoredOnce)

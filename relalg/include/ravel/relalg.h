@@ -397,6 +397,16 @@ int ravel_relation_size(ravel_engine *e, ravel_rel r, uint64_t *out);
 int ravel_relation_local(ravel_engine *e, ravel_rel r,
                          const uint64_t **tuples, size_t *n);
 
+/* This rank's tuples of r, as ravel_relation_local gives them (sorted,
+ * duplicate-free), handed to visit a batch at a time without unpacking a
+ * packed relation: for a caller that streams them (writing output).  The
+ * batch is valid during the call only.  visit returns 0 to go on; any
+ * other value stops the visit and is returned.  MPI_ERR_NO_MEM when the
+ * batch buffer cannot be had.  Not collective. */
+typedef int (*ravel_visit_fn)(const uint64_t *tuples, size_t n, void *arg);
+int ravel_relation_visit(ravel_engine *e, ravel_rel r, ravel_visit_fn visit,
+                         void *arg);
+
 /* The rank that owns `tuple` of r under the current placement (an index's
  * tuple in the index's column order). */
 int ravel_relation_owner(const ravel_engine *e, ravel_rel r,
