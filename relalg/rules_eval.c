@@ -207,32 +207,23 @@ static int join_runs(ravel_engine *e, const rule *ru, tuple_reader *a,
 }
 
 /* Each side is one run (delta) or a few (full): the join is the union of
- * the joins of every pair, runs being disjoint.  A pair's readers are
- * reopened for it; a packed reader's group buffer is its own. */
+ * the joins of every pair, runs being disjoint.  Each pair reads copies of
+ * the readers as opened (at their start, with no group buffer yet), and
+ * frees the buffers the copies grew. */
 static int eval_join(ravel_engine *e, const rule *ru)
 {
-    const relation *ra = &e->rels[ru->source[0]];
-    const relation *rb = &e->rels[ru->source[1]];
-    tuple_run fa[FULL_RUNS_MAX], fb[FULL_RUNS_MAX];
-    unsigned na = storage_runs(ra, ru->body[0].version, fa);
-    unsigned nb = storage_runs(rb, ru->body[1].version, fb);
-    const packed_tuples *pa = storage_packed_part(ra, ru->body[0].version);
-    const packed_tuples *pb = storage_packed_part(rb, ru->body[1].version);
+    tuple_reader a[FULL_RUNS_MAX + 1], b[FULL_RUNS_MAX + 1];
+    unsigned na = open_readers(&e->rels[ru->source[0]], ru->body[0].version,
+                               a);
+    unsigned nb = open_readers(&e->rels[ru->source[1]], ru->body[1].version,
+                               b);
     int err = MPI_SUCCESS;
-    for (unsigned x = 0; x < na + !!pa && err == MPI_SUCCESS; x++)
-        for (unsigned y = 0; y < nb + !!pb && err == MPI_SUCCESS; y++) {
-            tuple_reader a, b;
-            if (x < na)
-                tuple_reader_flat(&a, fa[x], ra->arity);
-            else
-                tuple_reader_packed(&a, pa, ra->arity);
-            if (y < nb)
-                tuple_reader_flat(&b, fb[y], rb->arity);
-            else
-                tuple_reader_packed(&b, pb, rb->arity);
-            err = join_runs(e, ru, &a, &b);
-            tuple_reader_free(&a);
-            tuple_reader_free(&b);
+    for (unsigned x = 0; x < na && err == MPI_SUCCESS; x++)
+        for (unsigned y = 0; y < nb && err == MPI_SUCCESS; y++) {
+            tuple_reader ax = a[x], by = b[y];
+            err = join_runs(e, ru, &ax, &by);
+            tuple_reader_free(&ax);
+            tuple_reader_free(&by);
         }
     return err;
 }
@@ -258,27 +249,28 @@ static int eval_antijoin(ravel_engine *e, const rule *ru)
 {
     const relation *ra = &e->rels[ru->source[0]];
     const relation *rb = &e->rels[ru->source[1]];
-    tuple_reader a[FULL_RUNS_MAX + 1];
+    tuple_reader a[FULL_RUNS_MAX + 1], b[FULL_RUNS_MAX + 1];
     unsigned nra = open_readers(ra, ru->body[0].version, a);
+    unsigned nrb = open_readers(rb, RAVEL_FULL, b);
     unsigned aa = ra->arity, k = ra->key;
     unsigned head_arity = e->rels[ru->head].arity;
     const uint64_t *side[2] = {NULL, NULL};
     int err = MPI_SUCCESS;
     for (unsigned r = 0; r < nra && err == MPI_SUCCESS; r++) {
-        tuple_reader b[FULL_RUNS_MAX + 1]; /* from the start for each run */
-        unsigned nrb = open_readers(rb, RAVEL_FULL, b);
+        tuple_reader right[FULL_RUNS_MAX + 1]; /* from the start, per run;
+                                                 seeks grow no buffer */
+        memcpy(right, b, nrb * sizeof *b);
         while (!tuple_reader_done(&a[r]) && err == MPI_SUCCESS) {
             const uint64_t *A;
             size_t na;
             err = tuple_reader_group(&a[r], k, &A, &na);
-            if (err != MPI_SUCCESS || readers_hold(b, nrb, A, k))
+            if (err != MPI_SUCCESS || readers_hold(right, nrb, A, k))
                 continue;
             for (size_t x = 0; x < na && err == MPI_SUCCESS; x++) {
                 side[0] = A + x * aa;
                 err = produce(e, ru, head_arity, side);
             }
         }
-        close_readers(b, nrb);
     }
     close_readers(a, nra);
     return err;

@@ -279,7 +279,7 @@ static int install(ravel_engine *e, relation *r, int to_delta)
 /* Tuples a visit hands over at a time, when they must be merged. */
 #define VISIT_BATCH 4096
 
-static int visit(relation *r, ravel_visit_fn fn, void *arg)
+int storage_visit(relation *r, ravel_visit_fn fn, void *arg)
 {
     int err = merge_runs(r);
     if (err != MPI_SUCCESS)
@@ -331,7 +331,3 @@ int storage_unpack(relation *r)
     return relation_error(r, unpack(r));
 }
 
-int storage_visit(relation *r, ravel_visit_fn fn, void *arg)
-{
-    return visit(r, fn, arg);
-}

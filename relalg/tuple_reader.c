@@ -65,9 +65,10 @@ void tuple_reader_seek(tuple_reader *r, const uint64_t *key, unsigned k)
     if (r->c.at_end || tuples_compare(r->c.cur, key, k) >= 0)
         return;
     /* The least tuple with key's first k columns: the columns after are
-     * unsigned, so zeros. */
-    uint64_t least[RAVEL_MAX_ARITY] = {0};
+     * unsigned, so zeros (only those are cleared: this runs per seek). */
+    uint64_t least[RAVEL_MAX_ARITY];
     memcpy(least, key, k * sizeof *key);
+    memset(least + k, 0, (r->arity - k) * sizeof *least);
     packed_cursor_advance_to(&r->c, least);
 }
 

@@ -42,6 +42,18 @@ typedef struct {
     unsigned arity;
 } full_walk;
 
+/* A walk of the set held as flat[0..nflat) and packed, from its start. */
+static full_walk walk_start(const tuple_run *flat, unsigned nflat,
+                            const packed_tuples *packed, unsigned arity)
+{
+    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
+    if (packed && packed->n > 0) {
+        f.packed = 1;
+        packed_cursor_seek(&f.cursor, packed, arity, 0);
+    }
+    return f;
+}
+
 /* Whether full holds t: its flat runs first, then its packed part (as
  * when the flat part was one array; searching the packed part first did
  * not make fe_sphere's TC faster).  Each part's search starts where its
@@ -470,11 +482,7 @@ int tuple_box_add(tuple_box *x, const uint64_t *t)
 int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
                     const packed_tuples *packed, tuple_buf *out)
 {
-    full_walk f = {.flat = flat, .nflat = nflat, .arity = x->arity};
-    if (packed && packed->n > 0) {
-        f.packed = 1;
-        packed_cursor_seek(&f.cursor, packed, x->arity, 0);
-    }
+    full_walk f = walk_start(flat, nflat, packed, x->arity);
     size_t n = 0;
     for (size_t i = 0; i < x->words; i++)
         n += (size_t)__builtin_popcountll(x->bits[i]);
@@ -508,11 +516,7 @@ size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
                         const tuple_run *flat, unsigned nflat,
                         const packed_tuples *packed)
 {
-    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
-    if (packed && packed->n > 0) {
-        f.packed = 1;
-        packed_cursor_seek(&f.cursor, packed, arity, 0);
-    }
+    full_walk f = walk_start(flat, nflat, packed, arity);
     return drop_held(t, 0, n, &f);
 }
 
@@ -523,11 +527,7 @@ size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
     if (n == 0)
         return 0;
     unsigned k = arity - 1;
-    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
-    if (packed && packed->n > 0) {
-        f.packed = 1;
-        packed_cursor_seek(&f.cursor, packed, arity, 0);
-    }
+    full_walk f = walk_start(flat, nflat, packed, arity);
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
     size_t row_words, words;
     if (fits_one_bitmap(t, n, arity, min, max, &row_words, &words)) {
