@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang 14, with ASan and UBSan) in build-fuzz/
-# and runs each for FUZZ_SECONDS (default 60) from its seed corpus,
+# and runs each for FUZZ_SECONDS (default 45) from its seed corpus,
 # tests/fuzz/corpus/<target>/ (read, never written: new inputs go to a
 # scratch folder).  A crash fails the script and leaves the input in
 # build-fuzz/crashes/<target>/: add it to tests/fuzz/regressions/<target>/,
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 targets=("$@")
 if ((${#targets[@]} == 0)); then targets=(mtx_reader edge_reader kcfa_parser datalog_parser); fi
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-45}
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAVEL_WERROR=ON -DRAVEL_FUZZ=ON \
   >/dev/null
@@ -22,7 +22,7 @@ trap 'rm -rf "$scratch"' EXIT
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitize/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # One target per core at a time: each libFuzzer run is single-threaded, so
-# on 2 cores the four targets take two minutes of wall time, not four,
+# on 2 cores the four targets take 90 s of wall time, not 180,
 # with the same number of executions each.
 fuzz_one() {
   local t=$1
