@@ -1,10 +1,13 @@
 /* Growing arrays, the process's peak resident memory (getrusage, which
  * Linux reports in KiB), the memory available to it, and sizes for people. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE: Linux, past POSIX */
 #include "ravel/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 /* Not under SimGrid's SMPI, whose helpers redefine malloc and friends as
  * macros (and where the simulated ranks share one process anyway). */
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H)
@@ -27,9 +30,14 @@ int ravel_grow(void **data, size_t *cap, size_t need, size_t elem)
     size_t grown = ravel_grown_capacity(*cap, need), bytes;
     if (ravel_mul_size(grown, elem, &bytes) != 0)
         return -1;
+    if (elem > 0) {
+        bytes = ravel_memory_huge_block_bytes(bytes);
+        grown = bytes / elem;
+    }
     void *d = realloc(*data, bytes ? bytes : 1);
     if (!d)
         return -1;
+    ravel_memory_prefer_huge_pages(d, bytes);
     *data = d;
     *cap = grown;
     return 0;
@@ -44,6 +52,37 @@ void ravel_memory_map_large_blocks(size_t bytes)
 #else
     (void)bytes;
 #endif
+}
+
+void ravel_memory_prefer_huge_pages(void *block, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20;
+    if (!block || bytes < huge)
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    uintptr_t mask = (uintptr_t)page - 1;
+    uintptr_t start = (uintptr_t)block & ~mask;
+    uintptr_t end = ((uintptr_t)block + bytes + mask) & ~mask;
+    (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)block;
+    (void)bytes;
+#endif
+}
+
+size_t ravel_memory_huge_block_bytes(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    /* glibc's mapping is the request plus an 8-byte size field, rounded up
+     * to 16 and then to the page: 32 bytes under a multiple of 2 MiB make
+     * a mapping of exactly that multiple. */
+    const size_t header = 32;
+    if (bytes < huge - header || bytes > SIZE_MAX - huge)
+        return bytes;
+    return (bytes + header + huge - 1) / huge * huge - header;
 }
 
 uint64_t ravel_peak_rss_bytes(void)

@@ -498,6 +498,7 @@ static int staging_alloc(uint64_t **out, size_t bytes, const char *what)
                                "exchange's %s buffer of %s", what, want);
     }
     budget_note(0, bytes);
+    ravel_memory_prefer_huge_pages(*out, bytes);
     return MPI_SUCCESS;
 }
 

@@ -97,6 +97,8 @@ static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
         return MPI_SUCCESS;
     if (ravel_mul_size(grown, elem, &bytes) != 0)
         bytes = SIZE_MAX;
+    /* What ravel_grow will take: a large block in whole huge pages. */
+    bytes = ravel_memory_huge_block_bytes(bytes);
     int err = budget_check(old * elem, bytes);
     if (err != MPI_SUCCESS)
         return err;

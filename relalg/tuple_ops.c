@@ -16,6 +16,10 @@ static int grow_to(tuple_buf *b, unsigned arity, size_t cap)
         return ravel_error_set(MPI_ERR_NO_MEM,
                                "%zu tuples of arity %u overflow size_t",
                                cap, arity);
+    if (tuple > 0) {
+        bytes = ravel_memory_huge_block_bytes(bytes);
+        cap = bytes / tuple;
+    }
     size_t old = b->bytes;
     int err = budget_check(old, bytes);
     if (err != MPI_SUCCESS)
@@ -28,6 +32,7 @@ static int grow_to(tuple_buf *b, unsigned arity, size_t cap)
                                "tuples (%zu of arity %u)", want, cap, arity);
     }
     budget_note(old, bytes);
+    ravel_memory_prefer_huge_pages(d, bytes);
     b->data = d;
     b->cap = cap;
     b->bytes = bytes;

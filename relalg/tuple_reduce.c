@@ -23,6 +23,8 @@
  * runs and its packed cursor only move forward over the whole call. */
 #include "relalg_internal.h"
 
+#include "ravel/memory.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,6 +362,7 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
     if (!bits)
         return SIZE_MAX;
     budget_note(0, words * sizeof *bits);
+    ravel_memory_prefer_huge_pages(bits, words * sizeof *bits);
     size_t row_bits = 64 * row_words;
     WITH_CONSTANT_WIDTH(arity, w, set_box_bits(t, n, w, min, max, row_bits,
                                                bits))
@@ -394,6 +397,7 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     x->bits = calloc(x->words, sizeof *x->bits);
     if (!x->bits)
         return 0; /* an optimisation only */
+    ravel_memory_prefer_huge_pages(x->bits, x->words * sizeof *x->bits);
     x->most_words = most_bytes / sizeof *x->bits;
     x->added = n;
     budget_note(0, x->words * sizeof *x->bits);
@@ -437,6 +441,7 @@ static int widen_box(tuple_box *x, const uint64_t *t)
     if (!bits)
         return 0;
     budget_note(0, words * sizeof *bits);
+    ravel_memory_prefer_huge_pages(bits, words * sizeof *bits);
     /* Every set bit of the old layout, set again in the new one. */
     uint64_t key[RAVEL_MAX_ARITY];
     memcpy(key, x->min, a * sizeof *key);

@@ -216,6 +216,45 @@ TEST(Memory, FormatsSizesForPeople)
     EXPECT_STREQ(b, "16.0 EiB");
 }
 
+TEST(Memory, HugeBlockSizesFillWholeHugePages)
+{
+    const size_t huge = size_t{2} << 20, header = 32;
+    // Below a huge page (header included), sizes are left alone.
+    for (size_t b : {size_t{0}, size_t{1}, size_t{1} << 20, huge - header - 1})
+        EXPECT_EQ(ravel_memory_huge_block_bytes(b), b) << b;
+    // From there on: never smaller, less than a huge page more, and with
+    // glibc's 32 bytes a whole number of huge pages.
+    for (size_t b : {huge - header, huge - header + 1, huge, huge + 1,
+                     3 * huge - 100, 3 * huge - header, (size_t{1} << 34) + 7}) {
+        size_t r = ravel_memory_huge_block_bytes(b);
+        EXPECT_GE(r, b) << b;
+        EXPECT_LT(r - b, huge) << b;
+        EXPECT_EQ((r + header) % huge, 0u) << b;
+    }
+    EXPECT_EQ(ravel_memory_huge_block_bytes(huge - header), huge - header);
+    // Sizes that rounding would wrap are left alone.
+    EXPECT_EQ(ravel_memory_huge_block_bytes(SIZE_MAX - 5), SIZE_MAX - 5);
+}
+
+TEST(Grow, ALargeArrayTakesWholeHugePagesAndKeepsItsContents)
+{
+    uint64_t *data = nullptr;
+    size_t cap = 0;
+    const size_t n = 300000; // 2.3 MiB
+    ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, 1000,
+                         sizeof *data), 0);
+    for (size_t i = 0; i < 1000; i++)
+        data[i] = i * 7;
+    ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, n,
+                         sizeof *data), 0);
+    EXPECT_GE(cap, n);
+    EXPECT_EQ((cap * sizeof *data + 32) % (size_t{2} << 20), 0u);
+    for (size_t i = 0; i < 1000; i++)
+        ASSERT_EQ(data[i], i * 7);
+    data[cap - 1] = 1; // the whole capacity is there to use
+    free(data);
+}
+
 TEST(Memory, GrownCapacityMatchesGrow)
 {
     EXPECT_EQ(ravel_grown_capacity(100, 50), 100u);
