@@ -1,6 +1,10 @@
 /* Growing arrays, the process's peak resident memory (getrusage, which
  * Linux reports in KiB), the memory available to it, and sizes for people. */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE: Linux, past POSIX */
+/* madvise's MADV_HUGEPAGE: Linux, past POSIX.  SimGrid's SMPI build
+ * defines it already (its helpers are included first). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE
+#endif
 #include "ravel/memory.h"
 
 #include <stdio.h>
