@@ -19,6 +19,9 @@
 #include <malloc.h>
 #endif
 
+/* A transparent huge page on x86-64 and most Linux targets. */
+static const size_t huge_page_bytes = (size_t)2 << 20;
+
 size_t ravel_grown_capacity(size_t cap, size_t need)
 {
     if (need <= cap)
@@ -27,17 +30,22 @@ size_t ravel_grown_capacity(size_t cap, size_t need)
     return grown < cap || grown < need ? need : grown;
 }
 
+size_t ravel_grown_bytes(size_t cap, size_t need, size_t elem)
+{
+    size_t bytes;
+    if (ravel_mul_size(ravel_grown_capacity(cap, need), elem, &bytes) != 0)
+        return SIZE_MAX;
+    return ravel_memory_huge_block_bytes(bytes);
+}
+
 int ravel_grow(void **data, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t grown = ravel_grown_capacity(*cap, need), bytes;
-    if (ravel_mul_size(grown, elem, &bytes) != 0)
+    size_t bytes = ravel_grown_bytes(*cap, need, elem);
+    if (bytes == SIZE_MAX)
         return -1;
-    if (elem > 0) {
-        bytes = ravel_memory_huge_block_bytes(bytes);
-        grown = bytes / elem;
-    }
+    size_t grown = elem ? bytes / elem : ravel_grown_capacity(*cap, need);
     void *d = realloc(*data, bytes ? bytes : 1);
     if (!d)
         return -1;
@@ -61,8 +69,7 @@ void ravel_memory_map_large_blocks(size_t bytes)
 void ravel_memory_prefer_huge_pages(void *block, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    const size_t huge = (size_t)2 << 20;
-    if (!block || bytes < huge)
+    if (!block || bytes < huge_page_bytes)
         return;
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0)
@@ -79,7 +86,7 @@ void ravel_memory_prefer_huge_pages(void *block, size_t bytes)
 
 size_t ravel_memory_huge_block_bytes(size_t bytes)
 {
-    const size_t huge = (size_t)2 << 20;
+    const size_t huge = huge_page_bytes;
     /* glibc's mapping is the request plus an 8-byte size field, rounded up
      * to 16 and then to the page: 32 bytes under a multiple of 2 MiB make
      * a mapping of exactly that multiple. */

@@ -92,13 +92,10 @@ const unsigned char *tuple_decode(const unsigned char *p,
 /* Grows one of a packed set's arrays, through the memory budget. */
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
-    size_t old = *cap, grown = ravel_grown_capacity(old, need), bytes;
-    if (grown == old)
+    size_t old = *cap;
+    if (need <= old)
         return MPI_SUCCESS;
-    if (ravel_mul_size(grown, elem, &bytes) != 0)
-        bytes = SIZE_MAX;
-    /* What ravel_grow will take: a large block in whole huge pages. */
-    bytes = ravel_memory_huge_block_bytes(bytes);
+    size_t bytes = ravel_grown_bytes(old, need, elem);
     int err = budget_check(old * elem, bytes);
     if (err != MPI_SUCCESS)
         return err;

@@ -245,9 +245,11 @@ TEST(Grow, ALargeArrayTakesWholeHugePagesAndKeepsItsContents)
                          sizeof *data), 0);
     for (size_t i = 0; i < 1000; i++)
         data[i] = i * 7;
+    const size_t told = ravel_grown_bytes(cap, n, sizeof *data);
     ASSERT_EQ(ravel_grow(reinterpret_cast<void **>(&data), &cap, n,
                          sizeof *data), 0);
     EXPECT_GE(cap, n);
+    EXPECT_EQ(cap * sizeof *data, told); // what a budget check was told
     EXPECT_EQ((cap * sizeof *data + 32) % (size_t{2} << 20), 0u);
     for (size_t i = 0; i < 1000; i++)
         ASSERT_EQ(data[i], i * 7);
@@ -261,6 +263,8 @@ TEST(Memory, GrownCapacityMatchesGrow)
     EXPECT_EQ(ravel_grown_capacity(0, 1), 16u);
     EXPECT_EQ(ravel_grown_capacity(100, 101), 150u);
     EXPECT_EQ(ravel_grown_capacity(100, 1000), 1000u);
+    EXPECT_EQ(ravel_grown_bytes(100, 101, 4), 600u);
+    EXPECT_EQ(ravel_grown_bytes(100, SIZE_MAX / 2, 4), SIZE_MAX);
     void *d = nullptr;
     size_t cap = 100;
     d = malloc(100);

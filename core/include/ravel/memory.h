@@ -44,6 +44,11 @@ int ravel_grow(void **data, size_t *cap, size_t need, size_t elem);
  * block of 2 MiB or more to whole huge pages. */
 size_t ravel_grown_capacity(size_t cap, size_t need);
 
+/* The bytes ravel_grow would allocate for that capacity of `elem`-byte
+ * elements, rounding included (SIZE_MAX on overflow): what a caller checks
+ * against a memory budget before growing. */
+size_t ravel_grown_bytes(size_t cap, size_t need, size_t elem);
+
 /* Asks the C library to serve every block of at least `bytes` by its own
  * mapping, returned to the system as soon as it is freed.  glibc otherwise
  * raises its threshold to the size of each large block freed (up to 32 MiB
