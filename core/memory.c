@@ -66,6 +66,17 @@ void ravel_memory_map_large_blocks(size_t bytes)
 #endif
 }
 
+void ravel_memory_keep_heap(size_t keep, size_t step)
+{
+#ifdef RAVEL_GLIBC_MALLOC
+    (void)mallopt(M_TRIM_THRESHOLD, keep > INT32_MAX ? INT32_MAX : (int)keep);
+    (void)mallopt(M_TOP_PAD, step > INT32_MAX ? INT32_MAX : (int)step);
+#else
+    (void)keep;
+    (void)step;
+#endif
+}
+
 void ravel_memory_prefer_huge_pages(void *block, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE

@@ -17,6 +17,10 @@ void engine_cli_init(engine_cli *c)
      * 60 to 80 MB of freed heap per rank resident at the peak
      * (relalg/README.md). */
     ravel_memory_map_large_blocks((size_t)1 << 20);
+    /* But the heap under that keeps 16 MiB of what is freed, growing 2 MiB
+     * at a time: ego-Facebook's closure at 2 ranks 0.71 of the time for
+     * 6 MiB more (relalg/README.md, "The heap kept between iterations"). */
+    ravel_memory_keep_heap((size_t)16 << 20, (size_t)2 << 20);
     c->comm = "auto";
     c->exchange = "discover";
     c->checkpoint_every = 600.0;
