@@ -18,8 +18,8 @@ void engine_cli_init(engine_cli *c)
      * (relalg/README.md). */
     ravel_memory_map_large_blocks((size_t)1 << 20);
     /* But the heap under that keeps 16 MiB of what is freed, growing 2 MiB
-     * at a time: ego-Facebook's closure at 2 ranks 0.71 of the time for
-     * 6 MiB more (relalg/README.md, "The heap kept between iterations"). */
+     * at a time: TC of ego-Facebook at 2 ranks in 0.72 of the time for
+     * 12 MiB more (relalg/README.md, "The heap kept between iterations"). */
     ravel_memory_keep_heap((size_t)16 << 20, (size_t)2 << 20);
     c->comm = "auto";
     c->exchange = "discover";

@@ -65,7 +65,7 @@ void ravel_memory_map_large_blocks(size_t bytes);
  * The engine's buffers start small and grow (by realloc, in place at the
  * heap's top while they can) every iteration; returned at each free, their
  * pages were faulted in anew the next iteration, 4 KiB at a time: on TC of
- * ego-Facebook at 2 ranks, 96,000 faults and a third of the closure's time
+ * ego-Facebook at 2 ranks, 96,000 faults and over a quarter of the time
  * on a VM where a fault costs some 10 us (relalg/README.md, "The heap kept
  * between iterations").  The peak grows by at most `keep`.  A process-wide
  * policy, so programs call it, not the library; a no-op outside glibc. */
