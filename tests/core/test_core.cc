@@ -258,9 +258,18 @@ TEST(Grow, ALargeArrayTakesWholeHugePagesAndKeepsItsContents)
     free(data);
 }
 
-// glibc's own heap only: a sanitizer's allocator keeps no such heap.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
+// glibc's own heap only: a sanitizer's allocator keeps no such heap (GCC
+// says so by __SANITIZE_*__, clang, which the sanitizer pass uses, only by
+// __has_feature).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RAVEL_TEST_OWN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define RAVEL_TEST_OWN_ALLOCATOR 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(RAVEL_TEST_OWN_ALLOCATOR)
 TEST(Memory, TheHeapKeepsWhatIsFreedUpToTheLimit)
 {
     // The apps' policy: blocks of 1 MiB and more mapped apart, the heap
