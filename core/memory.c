@@ -55,12 +55,20 @@ int ravel_grow(void **data, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+#ifdef RAVEL_GLIBC_MALLOC
+/* mallopt takes an int: sizes past it are set to the largest it takes. */
+static void set_malloc_bytes(int option, size_t bytes)
+{
+    (void)mallopt(option, bytes > INT32_MAX ? INT32_MAX : (int)bytes);
+}
+#endif
+
 void ravel_memory_map_large_blocks(size_t bytes)
 {
 #ifdef RAVEL_GLIBC_MALLOC
     /* A fixed threshold also fixes the trim threshold, which glibc no
      * longer moves either. */
-    (void)mallopt(M_MMAP_THRESHOLD, bytes > INT32_MAX ? INT32_MAX : (int)bytes);
+    set_malloc_bytes(M_MMAP_THRESHOLD, bytes);
 #else
     (void)bytes;
 #endif
@@ -69,8 +77,8 @@ void ravel_memory_map_large_blocks(size_t bytes)
 void ravel_memory_keep_heap(size_t keep, size_t step)
 {
 #ifdef RAVEL_GLIBC_MALLOC
-    (void)mallopt(M_TRIM_THRESHOLD, keep > INT32_MAX ? INT32_MAX : (int)keep);
-    (void)mallopt(M_TOP_PAD, step > INT32_MAX ? INT32_MAX : (int)step);
+    set_malloc_bytes(M_TRIM_THRESHOLD, keep);
+    set_malloc_bytes(M_TOP_PAD, step);
 #else
     (void)keep;
     (void)step;

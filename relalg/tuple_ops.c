@@ -46,10 +46,7 @@ int tuple_buf_reserve(tuple_buf *b, unsigned arity, size_t more)
         return ravel_error_set(MPI_ERR_NO_MEM, "tuple count overflow");
     if (need <= b->cap)
         return MPI_SUCCESS;
-    size_t cap = b->cap < 16 ? 16 : b->cap + b->cap / 2;
-    if (cap < need)
-        cap = need;
-    return grow_to(b, arity, cap);
+    return grow_to(b, arity, ravel_grown_capacity(b->cap, need));
 }
 
 int tuple_buf_append(tuple_buf *b, unsigned arity, const uint64_t *t,
