@@ -162,6 +162,7 @@ static void relation_free(relation *r)
     tuple_buf_free(&r->delta);
     tuple_buf_free(&r->pending);
     tuple_buf_free(&r->incoming);
+    tuple_buf_free(&r->incoming_checked);
     tuple_buf_free(&r->incoming_delta);
     free(r->targets);
     free(r->subs);

@@ -237,8 +237,11 @@ tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot)
 
 int exchange_deliver(ravel_engine *e, const stream_segment *sg)
 {
-    const relation *r = &e->rels[sg->slot / 2];
-    tuple_buf *into = exchange_slot_incoming(e, sg->slot);
+    relation *r = &e->rels[sg->slot / 2];
+    /* A packed segment unpacks without what full holds (and sorted). */
+    tuple_buf *into = sg->packed && !(sg->slot & 1)
+                          ? &r->incoming_checked
+                          : exchange_slot_incoming(e, sg->slot);
     int err = tuple_buf_reserve(into, r->arity, sg->n);
     uint64_t kept = 0;
     if (err == MPI_SUCCESS)
@@ -247,6 +250,19 @@ int exchange_deliver(ravel_engine *e, const stream_segment *sg)
     if (err == MPI_SUCCESS)
         into->n += kept;
     return relation_error(r, err);
+}
+
+int exchange_reserve_checked(ravel_engine *e, const uint64_t *count)
+{
+    for (size_t s = 0; s < e->outbox_slots; s += 2) { /* candidates' slots */
+        relation *r = &e->rels[s / 2];
+        uint64_t n = count[e->outbox_slots + s];
+        int err = n ? tuple_buf_reserve(&r->incoming_checked, r->arity, n)
+                    : MPI_SUCCESS;
+        if (err != MPI_SUCCESS)
+            return relation_error(r, err);
+    }
+    return MPI_SUCCESS;
 }
 
 /* Moves the tuples of *from into *into without copying the larger of the
@@ -280,12 +296,13 @@ size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count)
  * tuples (in TC, the only one) does not copy them when every segment is
  * raw: its segments are moved down to the front of recv, which then
  * becomes that slot's buffer, so the arrivals are never held twice.  With
- * packed segments (which unpack longer than they are) it gets a buffer of
- * its own.  The others are appended.  *recv is NULL when it was adopted. */
+ * packed segments (which unpack longer than they are) its raw ones get a
+ * buffer of their own.  The others, and packed segments, are appended
+ * (exchange_deliver).  *recv is NULL when it was adopted. */
 static int unpack_streams(ravel_engine *e, uint64_t **recv,
                           const uint64_t *rlen, const uint64_t *roff)
 {
-    uint64_t *count = calloc(e->outbox_slots, sizeof *count);
+    uint64_t *count = calloc(2 * e->outbox_slots, sizeof *count);
     if (!count)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "received-tuple counts", e->outbox_slots);
@@ -300,6 +317,8 @@ static int unpack_streams(ravel_engine *e, uint64_t **recv,
     int any_packed = 0;
     int err = exchange_scan_streams(e, view, rlen, count, &any_packed);
     free(view);
+    if (err == MPI_SUCCESS)
+        err = exchange_reserve_checked(e, count);
     size_t big = exchange_largest_slot(e, count);
     unsigned arity = e->rels[big / 2].arity;
     const uint64_t *base = *recv;
@@ -337,7 +356,10 @@ static int deliver_self(ravel_engine *e)
         tuple_buf *b = outbox_at(e, s, e->rank);
         tuple_box **x = outbox_box_at(e, s, e->rank);
         if (*x) {
-            int err = storage_drain_box(&e->rels[s / 2], *x, b);
+            /* The drain strips full's tuples: candidates go apart. */
+            relation *r = &e->rels[s / 2];
+            int err = storage_drain_box(r, *x,
+                                        s & 1 ? b : &r->incoming_checked);
             outbox_box_free(x);
             if (err != MPI_SUCCESS)
                 return relation_error(&e->rels[s / 2], err);

@@ -42,7 +42,7 @@ static int by_address(const void *a, const void *b)
 static int unpack_views(ravel_engine *e, const uint64_t *const *view,
                         const uint64_t *len, void *block, size_t block_bytes)
 {
-    uint64_t *count = calloc(e->outbox_slots, sizeof *count);
+    uint64_t *count = calloc(2 * e->outbox_slots, sizeof *count);
     placed_view *order = malloc((size_t)e->size * sizeof *order);
     if (!count || !order) {
         free(count);
@@ -53,6 +53,8 @@ static int unpack_views(ravel_engine *e, const uint64_t *const *view,
     }
     int any_packed = 0;
     int err = exchange_scan_streams(e, view, len, count, &any_packed);
+    if (err == MPI_SUCCESS)
+        err = exchange_reserve_checked(e, count);
     size_t big = exchange_largest_slot(e, count);
     unsigned arity = e->rels[big / 2].arity;
     size_t nviews = 0;

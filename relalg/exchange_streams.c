@@ -239,7 +239,7 @@ int exchange_land_stream(ravel_engine *e, int source, const uint64_t *in,
     while (in < end) {
         stream_segment sg;
         int err = exchange_next_segment(e, source, &in, end, &sg);
-        if (err == MPI_SUCCESS && sg.slot == big) {
+        if (err == MPI_SUCCESS && sg.slot == big && !sg.packed) {
             uint64_t kept = 0;
             err = exchange_unpack_segment(e, &sg, got->data + got->n * arity,
                                           &kept);
@@ -267,7 +267,8 @@ int exchange_scan_streams(const ravel_engine *e,
             int err = exchange_next_segment(e, source, &in, end, &sg);
             if (err != MPI_SUCCESS)
                 return err;
-            count[sg.slot] += sg.n;
+            /* packed ones land apart (exchange_deliver) */
+            count[sg.packed ? e->outbox_slots + sg.slot : sg.slot] += sg.n;
             *any_packed |= sg.packed;
         }
     }

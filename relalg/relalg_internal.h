@@ -274,6 +274,10 @@ typedef struct {
     tuple_buf pending;            /* facts inserted, not yet routed */
     tuple_buf incoming;           /* candidates received this iteration,
                                      or tuples moved here (full only) */
+    tuple_buf incoming_checked;   /* candidates that came stripped of
+                                     full's tuples: box drains, packed
+                                     segments (promotion does not search
+                                     full for them again) */
     tuple_buf incoming_delta;     /* tuples moved here that are in delta */
     int *targets;                 /* declared: itself and its active derived
                                      relations, the targets of its tuples */
@@ -533,9 +537,15 @@ int exchange_discover(ravel_engine *e, exchange_plan *plan,
 /* Shared by both paths (exchange.c). */
 tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
 struct stream_segment_s;
-/* Appends a segment's tuples to its slot's incoming buffer. */
+/* Appends a segment's tuples to its slot's incoming buffer (a packed
+ * segment of candidates: to incoming_checked, unpacked without what full
+ * holds). */
 int exchange_deliver(ravel_engine *e, const struct stream_segment_s *sg);
 int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity);
+/* Room in incoming_checked for the packed segments' tuples counted in
+ * count[outbox_slots..) (exchange_scan_streams): they land there without
+ * the buffer growing segment by segment. */
+int exchange_reserve_checked(ravel_engine *e, const uint64_t *count);
 /* The slot with the most words in count[] (tuples per slot): the one
  * whose arrivals get a buffer of their own instead of being appended. */
 size_t exchange_largest_slot(const ravel_engine *e, const uint64_t *count);
@@ -572,15 +582,17 @@ int exchange_next_segment(const ravel_engine *e, int source,
  * hold.  *kept: how many it wrote. */
 int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
                             uint64_t *out, uint64_t *kept);
-/* Lands the stream [in, end) from source: slot big's segments unpacked
- * at the end of *got (which has room for them), the others appended to
- * their slots' incoming buffers (exchange_deliver).  When got's memory is
+/* Lands the stream [in, end) from source: slot big's raw segments
+ * unpacked at the end of *got (which has room for them), the others
+ * appended to their slots' buffers (exchange_deliver).  When got's memory is
  * the block the stream lies in, every segment must be raw and the streams
  * landed in address order: tuples then only move down. */
 int exchange_land_stream(ravel_engine *e, int source, const uint64_t *in,
                          const uint64_t *end, size_t big, tuple_buf *got);
-/* Tuples per slot of every stream into count[]; *any_packed when some
- * segment is packed (it then cannot be unpacked inside its own block). */
+/* Tuples of every stream per slot, of raw segments into count[slot] and
+ * of packed ones (which land apart) into count[outbox_slots + slot];
+ * *any_packed when some segment is packed (the raw ones then cannot be
+ * moved down inside their block: see exchange_land_stream). */
 int exchange_scan_streams(const ravel_engine *e,
                           const uint64_t *const *view, const uint64_t *len,
                           uint64_t *count, int *any_packed);

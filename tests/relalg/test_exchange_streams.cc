@@ -259,4 +259,86 @@ TEST(ExchangeStreams, ADamagedStreamIsRefusedNotOverrun)
     }
 }
 
+// Promotion (storage.c) gathers the candidates that came raw (searched
+// against full there) and those that came checked (a box's drain, packed
+// segments: without full's tuples, each piece sorted) into one new delta:
+// against std::set, every candidate not in full once, sorted, whether the
+// checked ones are one piece or several, overlap the raw ones or not.
+TEST(ExchangeStreams, PromotionKeepsEachNewCandidateOnce)
+{
+    std::mt19937_64 rng(19);
+    for (unsigned a : {1u, 2u, 3u}) {
+        for (int shape = 0; shape < 8; shape++) {
+            Engine x({a});
+            relation *r = &x.rels[0];
+            uint64_t mask = shape % 2 ? 63 : 4095; // dense or sparse
+            std::set<Tuple> full, flat_part, packed_part, want;
+            Tuple t(a);
+            for (int i = 0; i < 3000; i++) {
+                for (auto &v : t)
+                    v = rng() & mask;
+                (rng() % 2 ? flat_part : packed_part).insert(t);
+            }
+            for (const Tuple &h : packed_part)
+                flat_part.erase(h);
+            for (const Tuple &h : flat_part)
+                ASSERT_EQ(tuple_buf_push(&r->full, a, h.data()), MPI_SUCCESS);
+            std::vector<uint64_t> fp;
+            for (const Tuple &h : packed_part)
+                fp.insert(fp.end(), h.begin(), h.end());
+            packed_tuples none = {};
+            ASSERT_EQ(packed_merge(&r->packed, &none, fp.data(),
+                                   packed_part.size(), a),
+                      MPI_SUCCESS);
+            full = flat_part;
+            full.insert(packed_part.begin(), packed_part.end());
+            // Raw candidates: repeats, some held (none when shape & 4).
+            size_t raw = shape & 4 ? 0 : 5000;
+            for (size_t i = 0; i < raw; i++) {
+                for (auto &v : t)
+                    v = rng() & mask;
+                ASSERT_EQ(tuple_buf_push(&r->incoming, a, t.data()),
+                          MPI_SUCCESS);
+                if (!full.count(t))
+                    want.insert(t);
+            }
+            // Checked ones: pieces sorted, without full's tuples (one
+            // piece when shape & 2), some also among the raw ones.
+            int pieces = shape & 2 ? 1 : 3;
+            for (int p = 0; p < pieces; p++) {
+                std::set<Tuple> piece;
+                for (int i = 0; i < 2000; i++) {
+                    for (auto &v : t)
+                        v = rng() & mask;
+                    if (!full.count(t))
+                        piece.insert(t);
+                }
+                for (const Tuple &u : piece) {
+                    ASSERT_EQ(tuple_buf_push(&r->incoming_checked, a,
+                                             u.data()),
+                              MPI_SUCCESS);
+                    want.insert(u);
+                }
+            }
+            uint64_t n = 0;
+            ASSERT_EQ(storage_promote(&x.e, r, &n), MPI_SUCCESS)
+                << ravel_error_message();
+            std::vector<Tuple> got;
+            for (size_t i = 0; i < r->delta.n; i++)
+                got.emplace_back(r->delta.data + i * a,
+                                 r->delta.data + (i + 1) * a);
+            std::vector<Tuple> w(want.begin(), want.end());
+            EXPECT_EQ(got, w) << "arity " << a << " shape " << shape;
+            EXPECT_EQ(n, w.size());
+            EXPECT_EQ(r->incoming.n, 0u);
+            EXPECT_EQ(r->incoming_checked.n, 0u);
+            tuple_buf_free(&r->delta);
+            for (unsigned i = 0; i < r->nruns; i++)
+                tuple_buf_free(&r->runs[i]);
+            tuple_buf_free(&r->incoming);
+            tuple_buf_free(&r->incoming_checked);
+        }
+    }
+}
+
 } // namespace
