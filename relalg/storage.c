@@ -253,7 +253,8 @@ static int sorted_unique(const uint64_t *t, size_t n, unsigned arity)
  * Only incoming is searched against full: the others came without full's
  * tuples (in a dense closure, nearly all: wiki-Vote's largest iteration
  * at 1 rank, 37,000 of 5.3 million), and searching full again for them
- * took a third of fe_sphere's 1-rank profile (bench/results/peers). */
+ * took a third of fe_sphere's 1-rank profile (relalg/README.md, "Checked
+ * candidates are not searched again"). */
 static int gather_new(relation *r)
 {
     unsigned a = r->arity;
@@ -299,14 +300,14 @@ static int gather_new(relation *r)
 
 static int promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 {
-    int gerr = gather_new(r);
-    if (gerr != MPI_SUCCESS)
-        return gerr;
+    int err = gather_new(r);
+    if (err != MPI_SUCCESS)
+        return err;
     tuple_buf_free(&r->delta);
     r->delta = r->incoming;
     memset(&r->incoming, 0, sizeof r->incoming);
     r->delta_is_full = 0;
-    int err = add_run(e, r, r->delta.data, r->delta.n);
+    err = add_run(e, r, r->delta.data, r->delta.n);
     if (err == MPI_SUCCESS)
         err = maybe_pack(e, r);
     if (err != MPI_SUCCESS)
@@ -321,9 +322,9 @@ static int install(ravel_engine *e, relation *r, int to_delta)
     tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
     /* Moves are rare: they merge into a flat full. */
     int err = storage_unpack(r);
-    if (err == MPI_SUCCESS && !to_delta) { /* its packed segments' */
+    /* Moved tuples that came packed landed apart (exchange_deliver). */
+    if (err == MPI_SUCCESS && !to_delta)
         err = exchange_hand_over(b, &r->incoming_checked, r->arity);
-    }
     if (err != MPI_SUCCESS)
         return err;
     reduce_to_new(r, b);
