@@ -256,9 +256,8 @@ int exchange_reserve_checked(ravel_engine *e, const uint64_t *count)
 {
     for (size_t s = 0; s < e->outbox_slots; s += 2) { /* candidates' slots */
         relation *r = &e->rels[s / 2];
-        uint64_t n = count[e->outbox_slots + s];
-        int err = n ? tuple_buf_reserve(&r->incoming_checked, r->arity, n)
-                    : MPI_SUCCESS;
+        int err = tuple_buf_reserve(&r->incoming_checked, r->arity,
+                                    count[e->outbox_slots + s]);
         if (err != MPI_SUCCESS)
             return relation_error(r, err);
     }

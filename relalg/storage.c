@@ -268,27 +268,24 @@ static int gather_new(relation *r)
     in->n = storage_reduce(r, in->data, in->n);
     if (!sorted_unique(ok->data, ok->n, a))
         ok->n = tuples_sort_unique(ok->data, ok->n, a);
+    tuple_buf *into = ok; /* what holds the new set: ok alone, or merged */
     if (in->n > 0) {
         /* One merged into the other, less what both hold: into the one
          * with room for both (incoming, reduced, mostly has: it had room
          * for all raw arrivals), else the larger, which then grows. */
         size_t total = in->n + ok->n;
-        tuple_buf *into = in->cap >= total   ? in
-                          : ok->cap >= total ? ok
-                          : in->n >= ok->n   ? in
-                                             : ok;
+        into = in->cap >= total   ? in
+               : ok->cap >= total ? ok
+               : in->n >= ok->n   ? in
+                                  : ok;
         tuple_buf *add = into == in ? ok : in;
         tuple_run held = {into->data, into->n};
         add->n = tuples_drop_held(add->data, add->n, a, &held, 1, NULL);
         int err = tuples_merge_into(into, a, add->data, add->n);
         if (err != MPI_SUCCESS)
             return err;
-        if (into == ok) { /* the merged set becomes incoming */
-            tuple_buf x = *in;
-            *in = *ok;
-            *ok = x;
-        }
-    } else { /* ok alone */
+    }
+    if (into == ok) { /* the new set becomes incoming */
         tuple_buf x = *in;
         *in = *ok;
         *ok = x;

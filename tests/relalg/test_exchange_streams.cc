@@ -69,6 +69,22 @@ struct Engine {
     unsigned arity(size_t slot) const { return rels[slot / 2].arity; }
 };
 
+// Gives r the full a receiver holds: flat (sorted: a std::set's order)
+// and packed parts, disjoint.
+void hold_in_full(relation *r, const std::set<Tuple> &flat,
+                  const std::set<Tuple> &packed)
+{
+    unsigned a = r->arity;
+    for (const Tuple &h : flat)
+        ASSERT_EQ(tuple_buf_push(&r->full, a, h.data()), MPI_SUCCESS);
+    std::vector<uint64_t> fp;
+    for (const Tuple &h : packed)
+        fp.insert(fp.end(), h.begin(), h.end());
+    packed_tuples none = {};
+    ASSERT_EQ(packed_merge(&r->packed, &none, fp.data(), packed.size(), a),
+              MPI_SUCCESS);
+}
+
 // Reads every segment of the stream, tuples per slot; false (with the
 // error) when a segment is refused.
 bool read_stream(const ravel_engine *e, const std::vector<uint64_t> &s,
@@ -179,16 +195,8 @@ TEST(ExchangeStreams, APackedSegmentLandsWithoutWhatFullHolds)
                     in_packed.insert(t);
             }
             ASSERT_EQ(exchange_seal_outbox(&x.e, slot, 1, 0), MPI_SUCCESS);
-            relation *r = &x.rels[slot / 2];
-            for (const Tuple &h : in_flat)
-                ASSERT_EQ(tuple_buf_push(&r->full, a, h.data()), MPI_SUCCESS);
-            std::vector<uint64_t> fp;
-            for (const Tuple &h : in_packed)
-                fp.insert(fp.end(), h.begin(), h.end());
-            packed_tuples none = {};
-            ASSERT_EQ(packed_merge(&r->packed, &none, fp.data(),
-                                   in_packed.size(), a),
-                      MPI_SUCCESS);
+            hold_in_full(&x.rels[slot / 2], in_flat, in_packed);
+            ASSERT_FALSE(HasFatalFailure());
             for (const Tuple &u : sent)
                 if (bits == 64 || (!in_flat.count(u) && !in_packed.count(u)))
                     want[slot].insert(u);
@@ -281,15 +289,8 @@ TEST(ExchangeStreams, PromotionKeepsEachNewCandidateOnce)
             }
             for (const Tuple &h : packed_part)
                 flat_part.erase(h);
-            for (const Tuple &h : flat_part)
-                ASSERT_EQ(tuple_buf_push(&r->full, a, h.data()), MPI_SUCCESS);
-            std::vector<uint64_t> fp;
-            for (const Tuple &h : packed_part)
-                fp.insert(fp.end(), h.begin(), h.end());
-            packed_tuples none = {};
-            ASSERT_EQ(packed_merge(&r->packed, &none, fp.data(),
-                                   packed_part.size(), a),
-                      MPI_SUCCESS);
+            hold_in_full(r, flat_part, packed_part);
+            ASSERT_FALSE(HasFatalFailure());
             full = flat_part;
             full.insert(packed_part.begin(), packed_part.end());
             // Raw candidates: repeats, some held (none when shape & 4).
