@@ -196,6 +196,7 @@ void ravel_engine_free(ravel_engine *e)
         free(e->outbox);
     }
     free(e->outbox_packed);
+    packed_release_spare_chunks();
     for (size_t i = 0; e->outbox_box && i < e->outbox_slots * (size_t)e->size;
          i++)
         outbox_box_free(&e->outbox_box[i]);

@@ -119,7 +119,7 @@ static uint64_t *write_segment(ravel_engine *e, size_t slot, int dest,
         size_t tail = (p->nbytes + 7) / 8;
         if (tail) {
             out[tail - 1] = 0; /* the last word's unused bytes */
-            memcpy(out, p->bytes, p->nbytes);
+            packed_copy_bytes(p, (unsigned char *)out);
         }
         ravel_comm_charge_copy(heads * sizeof *out + p->nbytes);
         out += tail;

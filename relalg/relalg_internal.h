@@ -165,15 +165,23 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
 
 /* A sorted duplicate-free set of tuples, varint-encoded against each
  * predecessor, in blocks of PACKED_BLOCK whose first tuples are kept whole
- * for searching.  Read by cursors; never modified, only rebuilt. */
+ * for searching.  Read by cursors; never modified, only rebuilt.
+ * The encoded bytes lie in chunks of at most one huge page (a block never
+ * spans two), so that a merge can give back the chunks of the set it
+ * reads as it goes and write the new set into them (packed_merge). */
 #define PACKED_BLOCK 128
 
 typedef struct packed_tuples {
-    unsigned char *bytes;         /* the encoded tuples after each head */
-    size_t nbytes, capbytes;
+    unsigned char **chunks;       /* the encoded tuples after each head */
+    size_t *used;                 /* [nchunks] bytes written in each */
+    size_t nchunks, capchunks;
+    size_t lastcap;               /* room of the last chunk (the others
+                                     have packed_chunk_bytes()) */
+    size_t nbytes;                /* written in all chunks */
     uint64_t *heads;              /* nblocks * arity words */
     size_t capheads;
-    size_t *offsets;              /* where each block's bytes start */
+    uint64_t *offsets;            /* where each block's bytes start: its
+                                     chunk << 32 | the byte in it */
     size_t capoffsets;
     size_t nblocks;
     size_t n;                     /* tuples */
@@ -211,9 +219,22 @@ size_t packed_block_at(const packed_tuples *p, unsigned arity,
  * blocks' heads when t lies beyond the next block, then tuple by tuple. */
 void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t);
 /* *out = base plus sorted unique add[0..m); a tuple in both is kept once
- * (packed_append drops a repeat of the tuple before it). */
-int packed_merge(packed_tuples *out, const packed_tuples *base,
+ * (packed_append drops a repeat of the tuple before it).  Consumes base,
+ * which is empty afterwards, failed or not: its chunks are given back as
+ * the merge leaves them, and out's are taken from those, so a merge holds
+ * about one set, not two, and writes into memory already faulted in. */
+int packed_merge(packed_tuples *out, packed_tuples *base,
                  const uint64_t *add, size_t m, unsigned arity);
+/* The encoded bytes of p, in order, to out (p->nbytes of them). */
+void packed_copy_bytes(const packed_tuples *p, unsigned char *out);
+/* The bytes of a chunk.  Tests set a small size to make sets of many
+ * chunks from few tuples (0: the default, one huge page); set it only
+ * while no packed set exists. */
+size_t packed_chunk_bytes(void);
+void packed_set_chunk_bytes(size_t bytes);
+/* Frees the chunks kept for reuse (packed_merge's); the engine's free
+ * calls it. */
+void packed_release_spare_chunks(void);
 /* *out = the tuples of p, flat, with room for `extra` more. */
 int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,
                   size_t extra);

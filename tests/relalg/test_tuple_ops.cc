@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <set>
 #include <vector>
 
 #include <mpi.h> // before the C block: mpi.h brings C++ declarations
@@ -210,6 +211,86 @@ TEST(PackedTuples, RoundTripDifferenceAndMergeMatchStd)
         packed_free(&merged);
         packed_free(&p);
     }
+}
+
+// The bytes a packed set of sorted unique t must hold, encoded apart from
+// packed.c's writer: every tuple but a block's first against the one before.
+std::vector<unsigned char> reference_bytes(const Tuples &t, unsigned arity)
+{
+    std::vector<unsigned char> out;
+    std::vector<unsigned char> one(TUPLE_MAX_BYTES(arity));
+    for (size_t i = 0; i < t.size(); i++) {
+        if (i % PACKED_BLOCK == 0)
+            continue;
+        unsigned char *end =
+            tuple_encode(one.data(), t[i - 1].data(), t[i].data(), arity);
+        out.insert(out.end(), one.data(), end);
+    }
+    return out;
+}
+
+// Sets over many chunks (the smallest chunk packed.c takes), grown by
+// merges that consume the set before, as full's repacking does: each must
+// hold what std::set holds, in the bytes encoded apart, be searched as one
+// set, and give the memory ledger back all it took.
+TEST(PackedTuples, SetsOfManyChunksMergeAndReadAsOne)
+{
+    packed_set_chunk_bytes(1);
+    std::mt19937_64 rng(17);
+    const uint64_t held_before = budget_held();
+    size_t most_chunks = 0;
+    const Shape chunk_shapes[] = {
+        {40000, 1, 30}, {40000, 2, 12}, {40000, 2, 40}, {20000, 3, 64},
+        {4000, 8, 20},
+    };
+    for (const Shape &s : chunk_shapes) {
+        unsigned arity = s.arity;
+        std::set<std::vector<uint64_t>> oracle;
+        packed_tuples p;
+        memset(&p, 0, sizeof p);
+        for (int round = 0; round < 6; round++) {
+            // repeats of held tuples among the new ones
+            Tuples add = random_tuples(rng, s.n, arity, s.bits);
+            for (size_t i = 0; i < add.size() / 10 && !oracle.empty(); i++)
+                add[i] = *oracle.begin();
+            add = sorted_unique(add);
+            std::vector<uint64_t> fa = flatten(add, arity);
+            packed_tuples merged;
+            ASSERT_EQ(packed_merge(&merged, &p, fa.data(), add.size(), arity),
+                      MPI_SUCCESS);
+            EXPECT_EQ(p.n, 0u) << "the merge consumes the set it reads";
+            p = merged;
+            oracle.insert(add.begin(), add.end());
+            Tuples all(oracle.begin(), oracle.end());
+            ASSERT_EQ(unpack(&p, arity), flatten(all, arity))
+                << "arity=" << arity << " round=" << round;
+            std::vector<unsigned char> bytes(p.nbytes);
+            packed_copy_bytes(&p, bytes.data());
+            EXPECT_EQ(bytes, reference_bytes(all, arity))
+                << "arity=" << arity << " round=" << round;
+            most_chunks = std::max(most_chunks, p.nchunks);
+
+            // fresh tuples minus the set, searched through its blocks
+            Tuples c = sorted_unique(random_tuples(rng, s.n / 2, arity,
+                                                   s.bits));
+            c.insert(c.end(), all.begin(), all.begin() + all.size() / 7);
+            c = sorted_unique(c);
+            Tuples diff;
+            std::set_difference(c.begin(), c.end(), all.begin(), all.end(),
+                                std::back_inserter(diff));
+            std::vector<uint64_t> fc = flatten(c, arity);
+            size_t n = tuples_reduce(fc.data(), c.size(), arity, nullptr, 0,
+                                     &p);
+            fc.resize(n * arity);
+            EXPECT_EQ(fc, flatten(diff, arity))
+                << "arity=" << arity << " round=" << round;
+        }
+        packed_free(&p);
+    }
+    EXPECT_GT(most_chunks, 8u) << "the sets must span many chunks";
+    EXPECT_EQ(budget_held(), held_before);
+    packed_set_chunk_bytes(0);
+    packed_release_spare_chunks();
 }
 
 // A reader over a run of tuples a (flat or packed) seeks keys of k columns
