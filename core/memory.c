@@ -115,6 +115,21 @@ size_t ravel_memory_huge_block_bytes(size_t bytes)
     return (bytes + header + huge - 1) / huge * huge - header;
 }
 
+void *ravel_memory_huge_alloc(size_t bytes)
+{
+#if defined(RAVEL_GLIBC_MALLOC) && defined(MADV_HUGEPAGE)
+    const size_t huge = huge_page_bytes;
+    if (bytes >= huge && bytes <= SIZE_MAX - huge) {
+        size_t whole = (bytes + huge - 1) / huge * huge;
+        void *block = aligned_alloc(huge, whole);
+        if (block)
+            (void)madvise(block, whole, MADV_HUGEPAGE);
+        return block;
+    }
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
 uint64_t ravel_peak_rss_bytes(void)
 {
     struct rusage usage;

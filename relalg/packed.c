@@ -111,11 +111,8 @@ static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 
 /* ---- chunks ---------------------------------------------------------------
  *
- * A full chunk is one huge page, taken aligned to one (aligned_alloc):
- * glibc writes a block's header into its first page before madvise can
- * ask for a huge page, so a block that starts a mapping faults in 4 KiB
- * pages (a throwaway test: 512 faults for a 2 MiB malloc block, madvised,
- * against 3 for an aligned one).  A set's first chunk
+ * A full chunk is one huge page (ravel_memory_huge_alloc: faulted in as
+ * one, where a 2 MiB malloc block faulted 512 times).  A set's first chunk
  * grows by realloc up to that size, so a small set stays small.  Full
  * chunks given back are kept, a few, for the next to be taken: a merge
  * gives back the chunks of the set it reads while it writes the new one,
@@ -194,10 +191,9 @@ static int chunk_add(packed_tuples *p, size_t need, int full)
     if (cap == chunk_bytes && nspare > 0) {
         chunk = spare[--nspare];
     } else {
-        chunk = cap == CHUNK_DEFAULT ? aligned_alloc(cap, cap) : malloc(cap);
+        chunk = ravel_memory_huge_alloc(cap);
         if (!chunk)
             return chunk_failed(cap);
-        ravel_memory_prefer_huge_pages(chunk, cap);
     }
     budget_note(0, cap);
     p->chunks[p->nchunks] = chunk;

@@ -237,6 +237,27 @@ TEST(Memory, HugeBlockSizesFillWholeHugePages)
     EXPECT_EQ(ravel_memory_huge_block_bytes(SIZE_MAX - 5), SIZE_MAX - 5);
 }
 
+TEST(Memory, HugeBlocksStartOnAHugePage)
+{
+    const size_t huge = size_t{2} << 20;
+    for (size_t b : {huge, huge + 1, 3 * huge - 5}) {
+        char *p = static_cast<char *>(ravel_memory_huge_alloc(b));
+        ASSERT_NE(p, nullptr) << b;
+#if defined(__GLIBC__)
+        // Where huge pages can back it from its first byte.
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % huge, 0u) << b;
+#endif
+        p[0] = 1;
+        p[b - 1] = 2; // all of it is there to use
+        free(p);
+    }
+    // Small ones are malloc's.
+    char *small = static_cast<char *>(ravel_memory_huge_alloc(100));
+    ASSERT_NE(small, nullptr);
+    small[99] = 1;
+    free(small);
+}
+
 TEST(Grow, ALargeArrayTakesWholeHugePagesAndKeepsItsContents)
 {
     uint64_t *data = nullptr;

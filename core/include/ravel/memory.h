@@ -90,6 +90,20 @@ void ravel_memory_prefer_huge_pages(void *block, size_t bytes);
  * sizes come back as they are. */
 size_t ravel_memory_huge_block_bytes(size_t bytes);
 
+/* A block of `bytes` that huge pages back from its first byte: from 2 MiB
+ * on it is aligned to a huge page, whole huge pages long, and advised
+ * before anything touches it.  ravel_memory_prefer_huge_pages alone comes
+ * too late for the first 2 MiB of a block that is its own mapping: glibc
+ * writes the block's header into its first page when it maps it, and a
+ * 2 MiB block, advised after, faulted in 512 pages of 4 KiB where an
+ * aligned one faulted 3 (a throwaway test on the AMD EPYC VM of
+ * 2026-11-28, where a fault costs some 10 us).  For blocks written whole
+ * soon after, such as a packed set's chunks: every huge page the block
+ * spans is resident once touched, so a sparse block costs more than
+ * malloc's.  Smaller blocks come from malloc.  Freed with free(); NULL
+ * when out of memory. */
+void *ravel_memory_huge_alloc(size_t bytes);
+
 /* The largest resident set this process has had, in bytes (getrusage). */
 uint64_t ravel_peak_rss_bytes(void);
 
