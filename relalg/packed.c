@@ -90,6 +90,14 @@ const unsigned char *tuple_decode(const unsigned char *p,
 }
 
 /* Grows one of a packed set's arrays, through the memory budget. */
+static int out_of_memory(size_t bytes)
+{
+    char want[32];
+    ravel_format_bytes(want, sizeof want, bytes);
+    return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %s of a "
+                           "packed relation", want);
+}
+
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
     size_t old = *cap;
@@ -99,12 +107,8 @@ static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
     int err = budget_check(old * elem, bytes);
     if (err != MPI_SUCCESS)
         return err;
-    if (ravel_grow(data, cap, need, elem) != 0) {
-        char want[32];
-        ravel_format_bytes(want, sizeof want, bytes);
-        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %s of a "
-                               "packed relation", want);
-    }
+    if (ravel_grow(data, cap, need, elem) != 0)
+        return out_of_memory(bytes);
     budget_note(old * elem, *cap * elem);
     return MPI_SUCCESS;
 }
@@ -146,14 +150,6 @@ void packed_release_spare_chunks(void)
         free(spare[--nspare]);
 }
 
-static int chunk_failed(size_t bytes)
-{
-    char want[32];
-    ravel_format_bytes(want, sizeof want, bytes);
-    return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %s of a "
-                           "packed relation", want);
-}
-
 /* Gives back a chunk of cap bytes: kept for reuse when full, else freed. */
 static void chunk_give(unsigned char *chunk, size_t cap)
 {
@@ -177,7 +173,7 @@ static int chunk_add(packed_tuples *p, size_t need, int full)
             p->chunks = c;
         size_t *u = c ? realloc(p->used, cap * sizeof *u) : NULL;
         if (!u)
-            return chunk_failed(cap * sizeof *c);
+            return out_of_memory(cap * sizeof *c);
         p->used = u;
         p->capchunks = cap;
     }
@@ -193,7 +189,7 @@ static int chunk_add(packed_tuples *p, size_t need, int full)
     } else {
         chunk = ravel_memory_huge_alloc(cap);
         if (!chunk)
-            return chunk_failed(cap);
+            return out_of_memory(cap);
     }
     budget_note(0, cap);
     p->chunks[p->nchunks] = chunk;
@@ -220,7 +216,7 @@ static int chunk_room(packed_tuples *p, size_t need)
             return err;
         unsigned char *c = realloc(p->chunks[last], cap);
         if (!c)
-            return chunk_failed(cap);
+            return out_of_memory(cap);
         ravel_memory_prefer_huge_pages(c, cap);
         budget_note(p->lastcap, cap);
         p->chunks[last] = c;

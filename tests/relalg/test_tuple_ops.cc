@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <mpi.h> // before the C block: mpi.h brings C++ declarations
@@ -148,6 +149,21 @@ void pack(const std::vector<uint64_t> &flat, size_t n, unsigned arity,
     ASSERT_EQ(p->n, n);
 }
 
+// tuples_reduce of sorted unique c against the packed set p, and what it
+// must leave: c less `held`, p's tuples, by std::set_difference.
+void expect_reduced_against(const Tuples &c, const packed_tuples *p,
+                            const Tuples &held, unsigned arity,
+                            const std::string &where)
+{
+    Tuples diff;
+    std::set_difference(c.begin(), c.end(), held.begin(), held.end(),
+                        std::back_inserter(diff));
+    std::vector<uint64_t> fc = flatten(c, arity);
+    size_t n = tuples_reduce(fc.data(), c.size(), arity, nullptr, 0, p);
+    fc.resize(n * arity);
+    EXPECT_EQ(fc, flatten(diff, arity)) << where;
+}
+
 std::vector<uint64_t> unpack(const packed_tuples *p, unsigned arity)
 {
     tuple_buf b;
@@ -200,14 +216,8 @@ TEST(PackedTuples, RoundTripDifferenceAndMergeMatchStd)
         // fresh tuples minus the merged set, searched in its blocks
         Tuples c = sorted_unique(random_tuples(rng, s.n / 3 + 1, arity,
                                                s.bits));
-        Tuples c_diff;
-        std::set_difference(c.begin(), c.end(), both.begin(), both.end(),
-                            std::back_inserter(c_diff));
-        std::vector<uint64_t> fc = flatten(c, arity);
-        size_t nc = tuples_reduce(fc.data(), c.size(), arity, nullptr, 0,
-                                  &merged);
-        fc.resize(nc * arity);
-        EXPECT_EQ(fc, flatten(c_diff, arity)) << "n=" << s.n;
+        expect_reduced_against(c, &merged, both, arity,
+                               "n=" + std::to_string(s.n));
         packed_free(&merged);
         packed_free(&p);
     }
@@ -275,15 +285,9 @@ TEST(PackedTuples, SetsOfManyChunksMergeAndReadAsOne)
                                                    s.bits));
             c.insert(c.end(), all.begin(), all.begin() + all.size() / 7);
             c = sorted_unique(c);
-            Tuples diff;
-            std::set_difference(c.begin(), c.end(), all.begin(), all.end(),
-                                std::back_inserter(diff));
-            std::vector<uint64_t> fc = flatten(c, arity);
-            size_t n = tuples_reduce(fc.data(), c.size(), arity, nullptr, 0,
-                                     &p);
-            fc.resize(n * arity);
-            EXPECT_EQ(fc, flatten(diff, arity))
-                << "arity=" << arity << " round=" << round;
+            expect_reduced_against(c, &p, all, arity,
+                                   "arity=" + std::to_string(arity) +
+                                       " round=" + std::to_string(round));
         }
         packed_free(&p);
     }
