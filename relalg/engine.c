@@ -159,11 +159,12 @@ static void relation_free(relation *r)
     for (unsigned i = 0; i < r->nruns; i++)
         tuple_buf_free(&r->runs[i]);
     packed_free(&r->packed);
-    tuple_buf_free(&r->delta);
+    storage_free_delta(r);
     tuple_buf_free(&r->pending);
     tuple_buf_free(&r->incoming);
     tuple_buf_free(&r->incoming_checked);
     tuple_buf_free(&r->incoming_delta);
+    packed_free(&r->incoming_packed);
     free(r->targets);
     free(r->subs);
     free(r->bucket_count);

@@ -131,6 +131,24 @@ static int start_box(ravel_engine *e, size_t slot, int rank, tuple_buf *b,
     return 1;
 }
 
+/* A buffer that fills beside its box (candidates that fell outside it)
+ * is poured into the box when the box, widened to hold them, stays within
+ * `most` bytes, a limit that rises with the buffer: the limit set when a
+ * box starts is a quarter of the buffer it replaced, and TC of
+ * ego-Facebook, its box started on the first 2^16 candidates of an
+ * iteration, then grew the buffer beside it to 25 MB a rank, where the
+ * box of all its candidates takes 2 MB.  Then b's room goes, and t is
+ * pushed.  Returns 0 when b stays as it was. */
+static int absorb_into_box(tuple_box *x, tuple_buf *b, unsigned arity,
+                           size_t most, const uint64_t *t, int *err)
+{
+    if (!tuple_box_absorb(x, b->data, b->n, most))
+        return 0;
+    tuple_buf_free(b);
+    *err = tuple_box_add(x, t) ? MPI_SUCCESS : tuple_buf_push(b, arity, t);
+    return 1;
+}
+
 /* A quarter of the buffer a box replaces, or for this rank's own
  * candidates of full at 8 bytes a column, whichever is more (a box that
  * covers a closure is worth the closure's candidates). */
@@ -167,9 +185,12 @@ static int push_compacting(ravel_engine *e, size_t slot, int rank,
     if (x && tuple_box_add(x, t))
         return MPI_SUCCESS;
     int err = MPI_SUCCESS;
-    if (b->n == b->cap && b->n >= BOX_MIN && b->bytes >= budget_held() / 8 &&
-        start_box(e, slot, rank, b, box_most(r, b, rank == e->rank), t, &err))
-        return err;
+    if (b->n == b->cap && b->n >= BOX_MIN && b->bytes >= budget_held() / 8) {
+        size_t most = box_most(r, b, rank == e->rank);
+        if (x ? absorb_into_box(x, b, r->arity, most, t, &err)
+              : start_box(e, slot, rank, b, most, t, &err))
+            return err;
+    }
     if (rank != e->rank && b->n == b->cap && b->n >= REMOTE_SEAL_MIN &&
         b->n >= outbox_packed_at(e, slot, rank)->n &&
         (err = exchange_seal_outbox(e, slot, rank, 1)) != MPI_SUCCESS)
@@ -355,10 +376,15 @@ static int deliver_self(ravel_engine *e)
         tuple_buf *b = outbox_at(e, s, e->rank);
         tuple_box **x = outbox_box_at(e, s, e->rank);
         if (*x) {
-            /* The drain strips full's tuples: candidates go apart. */
+            /* The drain strips full's tuples: candidates go apart, packed
+             * when there are enough of them to make a packed delta. */
             relation *r = &e->rels[s / 2];
-            int err = storage_drain_box(r, *x,
-                                        s & 1 ? b : &r->incoming_checked);
+            int packed = !(s & 1) && r->incoming_packed.n == 0 &&
+                         storage_packs_delta(e, r, tuple_box_count(*x));
+            int err = packed ? storage_drain_box_packed(r, *x)
+                             : storage_drain_box(r, *x,
+                                                 s & 1 ? b
+                                                       : &r->incoming_checked);
             outbox_box_free(x);
             if (err != MPI_SUCCESS)
                 return relation_error(&e->rels[s / 2], err);

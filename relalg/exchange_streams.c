@@ -43,20 +43,28 @@ int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep)
     packed_tuples *p = outbox_packed_at(e, slot, dest);
     unsigned arity = e->rels[slot / 2].arity;
     tuple_box **x = outbox_box_at(e, slot, dest);
-    if (*x && !keep) { /* the box's tuples join the buffer's, sorted */
-        int err = tuple_box_drain(*x, NULL, 0, NULL, b);
+    /* The box's tuples join the buffer's and the packed part, drained
+     * packed: flat, a box for the other rank of TC of wiki-Vote at 2 ranks
+     * made its peak. */
+    packed_tuples drained;
+    memset(&drained, 0, sizeof drained);
+    if (*x && !keep) {
+        int err = tuple_box_drain_packed(*x, NULL, 0, NULL, &drained);
         outbox_box_free(x);
         if (err != MPI_SUCCESS)
             return err;
     }
-    if (b->n == 0) {
+    if (b->n == 0 && drained.n == 0) {
         if (!keep) /* the room a fill left behind */
             tuple_buf_free(b);
+        packed_free(&drained);
         return MPI_SUCCESS;
     }
     b->n = tuples_sort_unique(b->data, b->n, arity);
+    tuple_source two[2] = {{{b->data, b->n}, NULL}, {{NULL, 0}, &drained}};
     packed_tuples merged;
-    int err = packed_merge(&merged, p, b->data, b->n, arity);
+    int err = packed_merge_sources(&merged, p, two, drained.n ? 2 : 1, arity);
+    packed_free(&drained);
     if (err != MPI_SUCCESS)
         return err;
     packed_free(p);

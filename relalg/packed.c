@@ -443,11 +443,49 @@ void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t)
 int packed_merge(packed_tuples *out, packed_tuples *base,
                  const uint64_t *add, size_t m, unsigned arity)
 {
+    tuple_source a = {{add, m}, NULL};
+    return packed_merge_sources(out, base, &a, 1, arity);
+}
+
+/* A source being read: its next tuple, NULL once it is read whole. */
+typedef struct {
+    const tuple_source *s;
+    size_t i;            /* flat: the next tuple's index */
+    packed_cursor c;     /* packed */
+} source_reader;
+
+static const uint64_t *source_peek(const source_reader *r, unsigned arity)
+{
+    if (r->s->packed)
+        return r->c.at_end ? NULL : r->c.cur;
+    return r->i < r->s->flat.n ? r->s->flat.t + r->i * arity : NULL;
+}
+
+static void source_next(source_reader *r)
+{
+    if (r->s->packed)
+        packed_cursor_next(&r->c);
+    else
+        r->i++;
+}
+
+int packed_merge_sources(packed_tuples *out, packed_tuples *base,
+                         const tuple_source *src, unsigned nsrc,
+                         unsigned arity)
+{
+    source_reader rd[PACKED_MERGE_SOURCES_MAX];
+    size_t m = 0;
+    for (unsigned k = 0; k < nsrc; k++) {
+        rd[k].s = &src[k];
+        rd[k].i = 0;
+        if (src[k].packed)
+            packed_cursor_seek(&rd[k].c, src[k].packed, arity, 0);
+        m += src[k].packed ? src[k].packed->n : src[k].flat.n;
+    }
     packed_writer w;
     packed_writer_init(&w, out, arity);
     packed_cursor c;
     packed_cursor_seek(&c, base, arity, 0);
-    size_t j = 0;
     /* Sized once for the most the result can hold, not grown from nothing
      * as a small set's are: each growth is a copy into fresh pages. */
     size_t blocks = (base->n + m + PACKED_BLOCK - 1) / PACKED_BLOCK;
@@ -459,9 +497,20 @@ int packed_merge(packed_tuples *out, packed_tuples *base,
     /* every tuple but a head takes 2 bytes or more */
     if (err == MPI_SUCCESS && base->nbytes + 2 * m >= chunk_bytes)
         err = chunk_add(out, 0, 1);
-    while (err == MPI_SUCCESS && (!c.at_end || j < m)) {
-        if (j == m ||
-            (!c.at_end && tuples_compare(c.cur, add + j * arity, arity) < 0)) {
+    while (err == MPI_SUCCESS) {
+        /* the least of the sources' next tuples, if any */
+        const uint64_t *s = NULL;
+        unsigned from = 0;
+        for (unsigned k = 0; k < nsrc; k++) {
+            const uint64_t *t = source_peek(&rd[k], arity);
+            if (t && (!s || tuples_compare(t, s, arity) < 0)) {
+                s = t;
+                from = k;
+            }
+        }
+        if (!s && c.at_end)
+            break;
+        if (!s || (!c.at_end && tuples_compare(c.cur, s, arity) < 0)) {
             err = packed_append(&w, c.cur);
             packed_cursor_next(&c);
             /* On a block's head: the chunks before the block's are read. */
@@ -470,7 +519,8 @@ int packed_merge(packed_tuples *out, packed_tuples *base,
                                                   PACKED_BLOCK] >>
                                                   CHUNK_SHIFT));
         } else {
-            err = packed_append(&w, add + j++ * arity);
+            err = packed_append(&w, s);
+            source_next(&rd[from]);
         }
     }
     packed_free(base);
@@ -480,6 +530,11 @@ int packed_merge(packed_tuples *out, packed_tuples *base,
     }
     packed_shrink(out, arity);
     return MPI_SUCCESS;
+}
+
+void packed_writer_finish(packed_writer *w)
+{
+    packed_shrink(w->p, w->arity);
 }
 
 int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,

@@ -117,10 +117,24 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
                     unsigned arity, size_t most_bytes);
 /* Sets t's bit, widening the box if need be; 0 when t stays outside. */
 int tuple_box_add(tuple_box *x, const uint64_t *t);
+/* Sets the bits of all of t[0..n), the box's limit first raised to
+ * most_bytes if that is more, and the box widened to the smallest that
+ * holds them and what it held (within that limit and the words of its
+ * tuples, these included, flat); 0 when it cannot (the bits and bounds
+ * then unchanged, the limit raised). */
+int tuple_box_absorb(tuple_box *x, const uint64_t *t, size_t n,
+                     size_t most_bytes);
 /* Appends to out, sorted, the box's tuples not held by the set of flat
  * runs and packed (as tuples_reduce's), and frees the box. */
 int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
                     const struct packed_tuples *packed, tuple_buf *out);
+/* The same written as the packed set *out (never flat: a box of a dense
+ * closure's candidates holds tens of millions of new tuples). */
+int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
+                           unsigned nflat, const struct packed_tuples *packed,
+                           struct packed_tuples *out);
+/* The tuples the box holds. */
+size_t tuple_box_count(const tuple_box *x);
 void tuple_box_free(tuple_box *x);
 
 /* Drops from sorted unique t[0..n) the tuples of the set held as flat and
@@ -225,6 +239,23 @@ void packed_cursor_advance_to(packed_cursor *c, const uint64_t *t);
  * about one set, not two, and writes into memory already faulted in. */
 int packed_merge(packed_tuples *out, packed_tuples *base,
                  const uint64_t *add, size_t m, unsigned arity);
+/* A sorted unique set of tuples to merge: flat, or packed when `packed`
+ * is set. */
+typedef struct {
+    tuple_run flat;
+    const packed_tuples *packed;
+} tuple_source;
+#define PACKED_MERGE_SOURCES_MAX 4
+/* The same with up to PACKED_MERGE_SOURCES_MAX sources added at once (a
+ * tuple in several kept once): a relation's flat part and its new tuples
+ * are packed in without being merged flat first, and an iteration's new
+ * tuples are gathered from the sets they came in (storage.c).  The
+ * sources are only read. */
+int packed_merge_sources(packed_tuples *out, packed_tuples *base,
+                         const tuple_source *src, unsigned nsrc,
+                         unsigned arity);
+/* Ends a set written by w alone: its unused room goes. */
+void packed_writer_finish(packed_writer *w);
 /* The encoded bytes of p, in order, to out (p->nbytes of them). */
 void packed_copy_bytes(const packed_tuples *p, unsigned char *out);
 /* The bytes of a chunk.  Tests set a small size to make sets of many
@@ -287,6 +318,8 @@ typedef struct {
     int written;                  /* some rule of the running stratum
                                      writes it (or its base) */
     tuple_buf delta;
+    packed_tuples delta_packed;   /* a large delta, packed (delta is then
+                                     empty): storage.c, pack_delta */
     int delta_is_full;            /* at a stratum's start delta = full */
     uint32_t *subs;               /* [buckets] sub-bucket counts */
     int split;                    /* some bucket has subs > 1 */
@@ -300,6 +333,9 @@ typedef struct {
                                      segments (promotion does not search
                                      full for them again) */
     tuple_buf incoming_delta;     /* tuples moved here that are in delta */
+    packed_tuples incoming_packed; /* this rank's box of candidates,
+                                     drained packed without what full
+                                     holds (promotion makes it delta) */
     int *targets;                 /* declared: itself and its active derived
                                      relations, the targets of its tuples */
     size_t ntargets;
@@ -645,7 +681,17 @@ size_t storage_drop_held(const relation *r, uint64_t *t, size_t n);
 /* Appends the box's tuples that full does not hold to out (sorted), and
  * frees the box. */
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);
-/* Makes full one flat array again (for readers other than the above). */
+/* The same into r->incoming_packed, which must be empty. */
+int storage_drain_box_packed(relation *r, tuple_box *x);
+/* Whether a delta of n tuples of r is held packed (then also a box of n
+ * candidates is drained packed). */
+int storage_packs_delta(const ravel_engine *e, const relation *r, size_t n);
+/* Frees delta, flat or packed. */
+void storage_free_delta(relation *r);
+/* Makes delta flat again (an aggregate over it reads one array). */
+int storage_unpack_delta(relation *r);
+/* Makes full one flat array again, and delta flat (for readers other than
+ * the above). */
 int storage_unpack(relation *r);
 /* full in order, a batch at a time (ravel_relation_visit): its flat runs
  * merged into one, then merged on the way with its packed part. */

@@ -282,11 +282,11 @@ static int one_run(ravel_engine *e, const rule *ru, const uint64_t **t,
                    size_t *n)
 {
     relation *a = &e->rels[ru->source[0]];
-    if (ru->body[0].version == RAVEL_FULL || a->delta_is_full) {
-        int err = storage_unpack(a);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
+    int err = ru->body[0].version == RAVEL_FULL || a->delta_is_full
+                  ? storage_unpack(a)
+                  : storage_unpack_delta(a);
+    if (err != MPI_SUCCESS)
+        return err;
     tuple_run runs[FULL_RUNS_MAX];
     storage_runs(a, ru->body[0].version, runs);
     *t = runs[0].t;

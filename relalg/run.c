@@ -166,7 +166,7 @@ static void free_deltas(ravel_engine *e)
 {
     for (size_t i = 0; i < e->nrels; i++)
         if (!e->rels[i].delta_is_full)
-            tuple_buf_free(&e->rels[i].delta);
+            storage_free_delta(&e->rels[i]);
 }
 
 /* The next iteration's local work (iteration `it`) up to its exchange:
@@ -292,7 +292,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
                        uint32_t done)
 {
     for (size_t i = 0; i < e->nrels && done == 0; i++) {
-        tuple_buf_free(&e->rels[i].delta);
+        storage_free_delta(&e->rels[i]);
         e->rels[i].delta_is_full = 1;
     }
     uint64_t moved = 0;
@@ -395,7 +395,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
     }
     exchange_plan_discard(e, &plan);
     for (size_t i = 0; i < e->nrels; i++)
-        tuple_buf_free(&e->rels[i].delta);
+        storage_free_delta(&e->rels[i]);
     if (type != MPI_DATATYPE_NULL)
         MPI_Type_free(&type);
     free(mine);

@@ -47,7 +47,8 @@ static int reads_full(const relation *r, ravel_version v)
 
 const packed_tuples *storage_packed_part(const relation *r, ravel_version v)
 {
-    return reads_full(r, v) && r->packed.n > 0 ? &r->packed : NULL;
+    const packed_tuples *p = reads_full(r, v) ? &r->packed : &r->delta_packed;
+    return p->n > 0 ? p : NULL;
 }
 
 unsigned storage_runs(const relation *r, ravel_version v,
@@ -55,7 +56,7 @@ unsigned storage_runs(const relation *r, ravel_version v,
 {
     if (!reads_full(r, v)) {
         out[0] = (tuple_run){r->delta.data, r->delta.n};
-        return 1;
+        return r->delta_packed.n == 0; /* else it is the packed part */
     }
     out[0] = (tuple_run){r->full.data, r->full.n};
     for (unsigned i = 0; i < r->nruns; i++)
@@ -107,6 +108,15 @@ int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out)
     tuple_run runs[FULL_RUNS_MAX];
     unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
     return tuple_box_drain(x, runs, nruns, &r->packed, out);
+}
+
+int storage_drain_box_packed(relation *r, tuple_box *x)
+{
+    tuple_run runs[FULL_RUNS_MAX];
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    packed_free(&r->incoming_packed); /* empty: its room, if any */
+    return tuple_box_drain_packed(x, runs, nruns, &r->packed,
+                                  &r->incoming_packed);
 }
 
 /* Merges the newest run into the one before it. */
@@ -192,21 +202,33 @@ static int unpack(relation *r)
     return MPI_SUCCESS;
 }
 
-/* Packs full's flat part together with the packed one, when the flat part
- * has grown to pack_min_tuples and to 1/PACK_RATIO of the packed part.  The
- * ratio makes repacking geometric: the packed part grows by 1/8 between
- * repacks, so all repacks together encode about 9 times the final size,
- * while the flat part, at 16 bytes per 2-column tuple against 2 to 4
- * packed, stays a small share. */
+/* Packs full's flat part together with the packed one and with `adding`
+ * (sorted unique tuples that full does not hold: an iteration's new ones),
+ * when the flat part with them has grown to pack_min_tuples and to
+ * 1/PACK_RATIO of the packed part; *packed_in tells whether it did (else
+ * `adding` is still to be added).  The ratio makes repacking geometric:
+ * the packed part grows by 1/8 between repacks, so all repacks together
+ * encode about 9 times the final size, while the flat part, at 16 bytes
+ * per 2-column tuple against 2 to 4 packed, stays a small share.  The new
+ * tuples go into the packed set without being merged into the flat part
+ * first: that merge held them twice, beside the delta (the peak of TC of
+ * ego-Facebook at 1 rank). */
 #define PACK_RATIO 8
-static int maybe_pack(const ravel_engine *e, relation *r)
+static size_t source_count(const tuple_source *s)
 {
+    return s->packed ? s->packed->n : s->flat.n;
+}
+
+static int maybe_pack(const ravel_engine *e, relation *r,
+                      const tuple_source *adding, int *packed_in)
+{
+    *packed_in = 0;
     /* The option counts tuples of 2 columns (TC's); wider ones are packed
      * at as many bytes: kCFA's AEval (8 columns) held 2^20 of them flat
      * at 64 bytes each, a third of the run's peak. */
     uint64_t min = e->opt.pack_min_tuples * 2 / r->arity;
     min = min ? min : 1;
-    size_t flat = flat_count(r);
+    size_t flat = flat_count(r) + source_count(adding);
     if (!packs(e) || r->delta_is_full || flat < min ||
         flat < r->packed.n / PACK_RATIO)
         return MPI_SUCCESS;
@@ -221,14 +243,15 @@ static int maybe_pack(const ravel_engine *e, relation *r)
         return MPI_SUCCESS;
     packed_tuples merged;
     int err = merge_runs(r);
+    tuple_source two[2] = {{{r->full.data, r->full.n}, NULL}, *adding};
     if (err == MPI_SUCCESS)
-        err = packed_merge(&merged, &r->packed, r->full.data, r->full.n,
-                           r->arity);
+        err = packed_merge_sources(&merged, &r->packed, two, 2, r->arity);
     if (err != MPI_SUCCESS)
         return err;
     packed_free(&r->packed);
     r->packed = merged;
     tuple_buf_free(&r->full);
+    *packed_in = 1;
     return MPI_SUCCESS;
 }
 
@@ -295,23 +318,132 @@ static int gather_new(relation *r)
     return MPI_SUCCESS;
 }
 
+/* A large delta of a relation that packs is held packed until the next
+ * promotion: rules read it where it lies, as they read full's packed part
+ * (tuple_reader.c), and it is the largest thing a rank holds while they
+ * run: TC of wiki-Vote at 2 ranks peaked evaluating its third iteration
+ * with 42 MB of delta, flat, beside 38 MB of candidates (16 bytes a tuple
+ * flat, 2 or 3 packed).  A delta of fewer than a quarter of the tuples
+ * that make full pack stays flat: it is small, and kCFA's, a few thousand
+ * tuples an iteration, are read by several rules. */
+int storage_packs_delta(const ravel_engine *e, const relation *r, size_t n)
+{
+    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity / 4;
+    return packs(e) && n >= (min ? min : 1);
+}
+
+static int pack_delta(const ravel_engine *e, relation *r)
+{
+    if (!storage_packs_delta(e, r, r->delta.n))
+        return MPI_SUCCESS;
+    packed_tuples none;
+    memset(&none, 0, sizeof none);
+    int err = packed_merge(&r->delta_packed, &none, r->delta.data,
+                           r->delta.n, r->arity);
+    if (err == MPI_SUCCESS)
+        tuple_buf_free(&r->delta);
+    return err;
+}
+
+void storage_free_delta(relation *r)
+{
+    tuple_buf_free(&r->delta);
+    packed_free(&r->delta_packed);
+}
+
+int storage_unpack_delta(relation *r)
+{
+    if (r->delta_packed.n == 0)
+        return MPI_SUCCESS;
+    tuple_buf flat;
+    int err = packed_unpack(&r->delta_packed, r->arity, &flat, 0);
+    if (err != MPI_SUCCESS)
+        return relation_error(r, err);
+    storage_free_delta(r);
+    r->delta = flat;
+    return MPI_SUCCESS;
+}
+
+/* The new tuples (incoming, after gather_new) and the candidates of this
+ * rank's box, drained packed (incoming_packed), become the delta, packed:
+ * never flat at once (TC of wiki-Vote at 1 rank peaked with 84 MB of new
+ * tuples flat, where they take 12 packed).  Repeats between the two are
+ * kept once. */
+static int gather_packed(relation *r)
+{
+    int err = MPI_SUCCESS;
+    if (r->incoming.n == 0) {
+        r->delta_packed = r->incoming_packed;
+    } else {
+        tuple_source two[2] = {{{r->incoming.data, r->incoming.n}, NULL},
+                               {{NULL, 0}, &r->incoming_packed}};
+        packed_tuples none;
+        memset(&none, 0, sizeof none);
+        err = packed_merge_sources(&r->delta_packed, &none, two, 2, r->arity);
+        packed_free(&r->incoming_packed);
+    }
+    memset(&r->incoming_packed, 0, sizeof r->incoming_packed);
+    tuple_buf_free(&r->incoming);
+    return err;
+}
+
+/* Adds delta, flat or packed, to full (whose flat part it joins flat when
+ * full is not packed yet). */
+static int add_delta_to_full(const ravel_engine *e, relation *r)
+{
+    tuple_source adding = {{r->delta.data, r->delta.n}, NULL};
+    if (r->delta_packed.n > 0)
+        adding.packed = &r->delta_packed;
+    int packed_in;
+    int err = maybe_pack(e, r, &adding, &packed_in);
+    if (err != MPI_SUCCESS || packed_in)
+        return err;
+    if (!adding.packed)
+        return add_run(e, r, r->delta.data, r->delta.n);
+    tuple_buf flat;
+    err = packed_unpack(&r->delta_packed, r->arity, &flat, 0);
+    if (err == MPI_SUCCESS)
+        err = add_run(e, r, flat.data, flat.n);
+    tuple_buf_free(&flat);
+    return err;
+}
+
+/* Counts delta's tuples to their buckets, flat or packed. */
+static void count_delta(const ravel_engine *e, relation *r)
+{
+    if (!r->delta_packed.n) {
+        storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
+        return;
+    }
+    if (!e->opt.load_balance || e->size == 1 || r->kind == REL_REPLICA)
+        return;
+    packed_cursor c;
+    for (packed_cursor_seek(&c, &r->delta_packed, r->arity, 0); !c.at_end;
+         packed_cursor_next(&c))
+        storage_count_buckets(e, r, c.cur, 1, 1);
+}
+
 static int promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
 {
     int err = gather_new(r);
     if (err != MPI_SUCCESS)
         return err;
-    tuple_buf_free(&r->delta);
-    r->delta = r->incoming;
-    memset(&r->incoming, 0, sizeof r->incoming);
+    storage_free_delta(r);
     r->delta_is_full = 0;
-    err = add_run(e, r, r->delta.data, r->delta.n);
+    if (r->incoming_packed.n > 0) {
+        err = gather_packed(r);
+    } else {
+        packed_free(&r->incoming_packed); /* a drain that found nothing */
+        r->delta = r->incoming;
+        memset(&r->incoming, 0, sizeof r->incoming);
+    }
     if (err == MPI_SUCCESS)
-        err = maybe_pack(e, r);
+        err = add_delta_to_full(e, r);
     if (err != MPI_SUCCESS)
         return err;
-    storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
-    *new_tuples = r->delta.n;
-    return MPI_SUCCESS;
+    count_delta(e, r);
+    *new_tuples = r->delta.n + r->delta_packed.n;
+    return pack_delta(e, r);
 }
 
 static int install(ravel_engine *e, relation *r, int to_delta)
@@ -319,9 +451,17 @@ static int install(ravel_engine *e, relation *r, int to_delta)
     tuple_buf *b = to_delta ? &r->incoming_delta : &r->incoming;
     /* Moves are rare: they merge into a flat full. */
     int err = storage_unpack(r);
-    /* Moved tuples that came packed landed apart (exchange_deliver). */
+    /* Moved tuples that came packed landed apart (exchange_deliver), and
+     * so did tuples of this rank's box (a resumed run's). */
     if (err == MPI_SUCCESS && !to_delta)
         err = exchange_hand_over(b, &r->incoming_checked, r->arity);
+    if (err == MPI_SUCCESS && !to_delta && r->incoming_packed.n > 0) {
+        tuple_buf flat;
+        err = packed_unpack(&r->incoming_packed, r->arity, &flat, 0);
+        packed_free(&r->incoming_packed);
+        if (err == MPI_SUCCESS)
+            err = exchange_hand_over(b, &flat, r->arity);
+    }
     if (err != MPI_SUCCESS)
         return err;
     reduce_to_new(r, b);
@@ -389,6 +529,8 @@ int storage_install(ravel_engine *e, relation *r, int to_delta)
 
 int storage_unpack(relation *r)
 {
-    return relation_error(r, unpack(r));
+    int err = unpack(r);
+    return err == MPI_SUCCESS ? storage_unpack_delta(r)
+                              : relation_error(r, err);
 }
 

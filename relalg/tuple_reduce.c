@@ -23,6 +23,7 @@
  * runs and its packed cursor only move forward over the whole call. */
 #include "relalg_internal.h"
 
+#include "ravel/error.h"
 #include "ravel/memory.h"
 
 #include <stdlib.h>
@@ -407,32 +408,13 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     return 1;
 }
 
-/* Widens x to hold t: each column that must grow grows by at least its
- * span, so that a box grown tuple by tuple is laid out again a few times,
- * not once per tuple (a widening only as far as t, near the limit, did
- * that: TC of cti ten times slower).  Never past the limit, nor past the
- * words the tuples added so far would take flat: a box much sparser than
- * its tuples costs more to clear and write out than it saves (fe_sphere's
- * late iterations, a few new tuples in a box of 33 MB, took its exchanges
- * from 2.5 s to 12).  0 when over either or memory is short: t then stays
- * out. */
-static int widen_box(tuple_box *x, const uint64_t *t)
+/* Lays x out again as the box from lo to hi (which holds x's), within
+ * `most` words: every set bit of the old layout set again in the new one.
+ * 0 when over `most`, the memory limit, or memory is short. */
+static int relayout_box(tuple_box *x, const uint64_t *lo, const uint64_t *hi,
+                        size_t most)
 {
     unsigned a = x->arity, k = a - 1;
-    uint64_t lo[RAVEL_MAX_ARITY], hi[RAVEL_MAX_ARITY];
-    for (unsigned c = 0; c < a; c++) {
-        uint64_t span = x->max[c] - x->min[c] + 1;
-        uint64_t down = x->min[c] < span ? x->min[c] : span; /* to 0 */
-        lo[c] = x->min[c];
-        hi[c] = x->max[c];
-        if (t[c] < lo[c])
-            lo[c] = t[c] < lo[c] - down ? t[c] : lo[c] - down;
-        if (t[c] > hi[c])
-            hi[c] = UINT64_MAX - hi[c] < span || t[c] > hi[c] + span
-                        ? t[c]
-                        : hi[c] + span;
-    }
-    size_t most = x->added * a < x->most_words ? x->added * a : x->most_words;
     size_t row_words = 0;
     size_t words = box_words(a, lo, hi, most, &row_words);
     if (words == 0 || !bitmap_fits_budget(words))
@@ -442,7 +424,6 @@ static int widen_box(tuple_box *x, const uint64_t *t)
         return 0;
     budget_note(0, words * sizeof *bits);
     ravel_memory_prefer_huge_pages(bits, words * sizeof *bits);
-    /* Every set bit of the old layout, set again in the new one. */
     uint64_t key[RAVEL_MAX_ARITY];
     memcpy(key, x->min, a * sizeof *key);
     for (size_t r = 0; r < x->words / x->row_words; r++) {
@@ -466,6 +447,65 @@ static int widen_box(tuple_box *x, const uint64_t *t)
     return 1;
 }
 
+/* The words a box may take once `added` tuples fell in it: no more than
+ * they would take flat, nor than its limit. */
+static size_t box_most_words(const tuple_box *x, size_t added)
+{
+    size_t flat = added * x->arity;
+    return flat < x->most_words ? flat : x->most_words;
+}
+
+/* Widens x to hold t: each column that must grow grows by at least its
+ * span, so that a box grown tuple by tuple is laid out again a few times,
+ * not once per tuple (a widening only as far as t, near the limit, did
+ * that: TC of cti ten times slower).  Never past the limit, nor past the
+ * words the tuples added so far would take flat: a box much sparser than
+ * its tuples costs more to clear and write out than it saves (fe_sphere's
+ * late iterations, a few new tuples in a box of 33 MB, took its exchanges
+ * from 2.5 s to 12).  0 when over either or memory is short: t then stays
+ * out. */
+static int widen_box(tuple_box *x, const uint64_t *t)
+{
+    uint64_t lo[RAVEL_MAX_ARITY], hi[RAVEL_MAX_ARITY];
+    for (unsigned c = 0; c < x->arity; c++) {
+        uint64_t span = x->max[c] - x->min[c] + 1;
+        uint64_t down = x->min[c] < span ? x->min[c] : span; /* to 0 */
+        lo[c] = x->min[c];
+        hi[c] = x->max[c];
+        if (t[c] < lo[c])
+            lo[c] = t[c] < lo[c] - down ? t[c] : lo[c] - down;
+        if (t[c] > hi[c])
+            hi[c] = UINT64_MAX - hi[c] < span || t[c] > hi[c] + span
+                        ? t[c]
+                        : hi[c] + span;
+    }
+    return relayout_box(x, lo, hi, box_most_words(x, x->added));
+}
+
+int tuple_box_absorb(tuple_box *x, const uint64_t *t, size_t n,
+                     size_t most_bytes)
+{
+    if (n == 0)
+        return 1;
+    unsigned a = x->arity;
+    if (most_bytes / sizeof *x->bits > x->most_words)
+        x->most_words = most_bytes / sizeof *x->bits;
+    uint64_t lo[RAVEL_MAX_ARITY], hi[RAVEL_MAX_ARITY];
+    WITH_CONSTANT_WIDTH(a, w, box_of(t, n, w, lo, hi))
+    int wider = 0;
+    for (unsigned c = 0; c < a; c++) {
+        wider |= lo[c] < x->min[c] || hi[c] > x->max[c];
+        lo[c] = lo[c] < x->min[c] ? lo[c] : x->min[c];
+        hi[c] = hi[c] > x->max[c] ? hi[c] : x->max[c];
+    }
+    if (wider && !relayout_box(x, lo, hi, box_most_words(x, x->added + n)))
+        return 0;
+    x->added += n;
+    WITH_CONSTANT_WIDTH(a, w, set_box_bits(t, n, w, x->min, x->max,
+                                           64 * x->row_words, x->bits))
+    return 1;
+}
+
 int tuple_box_add(tuple_box *x, const uint64_t *t)
 {
     if (!in_box(t, x->arity, x->min, x->max)) {
@@ -484,19 +524,32 @@ int tuple_box_add(tuple_box *x, const uint64_t *t)
     return 1;
 }
 
+size_t tuple_box_count(const tuple_box *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->words; i++)
+        n += (size_t)__builtin_popcountll(x->bits[i]);
+    return n;
+}
+
+/* Clears the bits of full's tuples in the box when they are few, and says
+ * so; else each tuple written must be searched for (fe_sphere's late
+ * iterations: a few new tuples in a box that holds 39 million of full's a
+ * rank). */
+static int clear_held_if_few(tuple_box *x, full_walk *f)
+{
+    int walk = few_held_between(f, x->min, x->max, 2 * tuple_box_count(x));
+    if (walk)
+        clear_box_held(f, x->min, x->max, 64 * x->row_words, x->bits);
+    return walk;
+}
+
 int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
                     const packed_tuples *packed, tuple_buf *out)
 {
     full_walk f = walk_start(flat, nflat, packed, x->arity);
-    size_t n = 0;
-    for (size_t i = 0; i < x->words; i++)
-        n += (size_t)__builtin_popcountll(x->bits[i]);
-    /* full's tuples in the box are read when they are few; else each
-     * tuple written is searched for (fe_sphere's late iterations: a few
-     * new tuples in a box that holds 39 million of full's a rank). */
-    int walk = few_held_between(&f, x->min, x->max, 2 * n);
-    if (walk)
-        clear_box_held(&f, x->min, x->max, 64 * x->row_words, x->bits);
+    size_t n = tuple_box_count(x);
+    int walk = clear_held_if_few(x, &f);
     int err = tuple_buf_reserve(out, x->arity, n);
     if (err == MPI_SUCCESS) {
         size_t from = out->n;
@@ -505,6 +558,53 @@ int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
                                     x->words);
         out->n = walk ? w : drop_held(out->data, from, w, &f);
     }
+    tuple_box_free(x);
+    return err;
+}
+
+/* The words of a row written out at a time by tuple_box_drain_packed: at
+ * most 64 times as many tuples. */
+#define DRAIN_WORDS 128
+
+int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
+                           unsigned nflat, const packed_tuples *packed,
+                           packed_tuples *out)
+{
+    unsigned a = x->arity, k = a - 1;
+    full_walk f = walk_start(flat, nflat, packed, a);
+    int walk = clear_held_if_few(x, &f);
+    size_t bytes = 64 * DRAIN_WORDS * a * sizeof(uint64_t);
+    uint64_t *t = malloc(bytes);
+    packed_writer pw;
+    packed_writer_init(&pw, out, a);
+    int err = t ? MPI_SUCCESS
+                : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                                  "bytes of candidates", bytes);
+    budget_note(0, t ? bytes : 0);
+    uint64_t key[RAVEL_MAX_ARITY];
+    memcpy(key, x->min, a * sizeof *key);
+    for (size_t r = 0; r < x->words / x->row_words && err == MPI_SUCCESS;
+         r++) {
+        const uint64_t *row = x->bits + r * x->row_words;
+        for (size_t w0 = 0; w0 < x->row_words && err == MPI_SUCCESS;
+             w0 += DRAIN_WORDS) {
+            size_t nw = x->row_words - w0 < DRAIN_WORDS ? x->row_words - w0
+                                                        : DRAIN_WORDS;
+            size_t m = write_bits(t, 0, a, key, x->min[k] + 64 * w0,
+                                  row + w0, nw);
+            if (!walk)
+                m = drop_held(t, 0, m, &f);
+            for (size_t i = 0; i < m && err == MPI_SUCCESS; i++)
+                err = packed_append(&pw, t + i * a);
+        }
+        next_row(key, x->min, x->max, k);
+    }
+    if (err == MPI_SUCCESS)
+        packed_writer_finish(&pw);
+    else
+        packed_free(out);
+    budget_note(t ? bytes : 0, 0);
+    free(t);
     tuple_box_free(x);
     return err;
 }

@@ -157,40 +157,79 @@ int snapshot_start(ravel_engine *e)
 /* ---- writing ------------------------------------------------------------- */
 
 /* Whether t is in sorted d, scanning from *di (t comes in sorted order). */
-static int member(const tuple_buf *d, unsigned arity, const uint64_t *t,
-                  size_t *di)
+/* A relation's delta read in order, flat or packed, to ask whether each of
+ * a sorted run of tuples is in it. */
+typedef struct {
+    tuple_run flat;
+    packed_cursor packed;
+    int is_packed;
+    size_t at; /* in flat */
+    unsigned arity;
+} delta_walk;
+
+static void delta_walk_start(delta_walk *w, const relation *r, int with_delta)
 {
-    while (*di < d->n && tuples_compare(d->data + *di * arity, t, arity) < 0)
-        (*di)++;
-    return *di < d->n && tuples_compare(d->data + *di * arity, t, arity) == 0;
+    memset(w, 0, sizeof *w);
+    w->arity = r->arity;
+    if (!with_delta)
+        return;
+    w->is_packed = r->delta_packed.n > 0;
+    if (w->is_packed)
+        packed_cursor_seek(&w->packed, &r->delta_packed, r->arity, 0);
+    else
+        w->flat = (tuple_run){r->delta.data, r->delta.n};
 }
 
-/* The relation's full minus delta (kind 0), then its delta (kind 1).  Full
- * is read where it lies, packed or flat: a snapshot unpacks nothing. */
+/* Whether t is in delta; calls come with t increasing. */
+static int member(delta_walk *w, const uint64_t *t)
+{
+    if (w->is_packed) {
+        packed_cursor_advance_to(&w->packed, t);
+        return !w->packed.at_end &&
+               tuples_compare(w->packed.cur, t, w->arity) == 0;
+    }
+    const tuple_run *d = &w->flat;
+    while (w->at < d->n &&
+           tuples_compare(d->t + w->at * w->arity, t, w->arity) < 0)
+        w->at++;
+    return w->at < d->n &&
+           tuples_compare(d->t + w->at * w->arity, t, w->arity) == 0;
+}
+
+/* The relation's full minus delta (kind 0), then its delta (kind 1).  Both
+ * are read where they lie, packed or flat: a snapshot unpacks nothing. */
 static int write_relation(snapshot_sink *s, const relation *r, uint32_t index,
                           int with_delta)
 {
-    static const tuple_buf none;
-    const tuple_buf *delta = with_delta ? &r->delta : &none;
     int err = snapshot_sink_relation(s, index, r->arity);
-    size_t di = 0;
+    delta_walk d;
+    delta_walk_start(&d, r, with_delta);
     packed_cursor c;
     packed_cursor_seek(&c, &r->packed, r->arity, 0);
     for (; !c.at_end && err == MPI_SUCCESS; packed_cursor_next(&c))
-        if (!member(delta, r->arity, c.cur, &di))
+        if (!member(&d, c.cur))
             err = snapshot_sink_tuple(s, c.cur, 0);
     tuple_run runs[FULL_RUNS_MAX];
     unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
     for (unsigned k = 0; k < nruns; k++) {
-        di = 0;
+        delta_walk_start(&d, r, with_delta);
         for (size_t i = 0; i < runs[k].n && err == MPI_SUCCESS; i++) {
             const uint64_t *t = runs[k].t + i * r->arity;
-            if (!member(delta, r->arity, t, &di))
+            if (!member(&d, t))
                 err = snapshot_sink_tuple(s, t, 0);
         }
     }
-    for (size_t i = 0; i < delta->n && err == MPI_SUCCESS; i++)
-        err = snapshot_sink_tuple(s, delta->data + i * r->arity, 1);
+    tuple_run flat[FULL_RUNS_MAX];
+    unsigned nflat = with_delta ? storage_runs(r, RAVEL_DELTA, flat) : 0;
+    for (unsigned k = 0; k < nflat; k++)
+        for (size_t i = 0; i < flat[k].n && err == MPI_SUCCESS; i++)
+            err = snapshot_sink_tuple(s, flat[k].t + i * r->arity, 1);
+    const packed_tuples *p =
+        with_delta ? storage_packed_part(r, RAVEL_DELTA) : NULL;
+    if (p)
+        for (packed_cursor_seek(&c, p, r->arity, 0);
+             !c.at_end && err == MPI_SUCCESS; packed_cursor_next(&c))
+            err = snapshot_sink_tuple(s, c.cur, 1);
     return err == MPI_SUCCESS ? snapshot_sink_end_relation(s) : err;
 }
 

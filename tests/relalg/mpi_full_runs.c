@@ -12,7 +12,10 @@
  * path), a copy from full and a count per source node (an aggregate, which
  * reads one sorted array).  One variant writes a snapshot after every
  * iteration and a second engine resumes from it: the snapshot must hold
- * every run.
+ * every run.  Another packs every relation and every delta (the smallest
+ * pack size), is stopped partway by a memory limit of half its peak, and
+ * resumes from the last snapshot before the stop, whose deltas were
+ * written from their packed form.
  * usage: mpiexec -n P mpi_relalg_full_runs */
 #include "ravel/error.h"
 #include "ravel/relalg.h"
@@ -90,18 +93,23 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
     free(all);
 }
 
+/* With limit (bytes a rank's tuples may hold) the run must stop with an
+ * error, and nothing is compared. */
 static void run(const char *variant, uint32_t ratio, const char *ck,
-                int resume, int rank, int size)
+                int resume, int packed, uint64_t limit, int rank, int size)
 {
     ravel_engine_options o;
     ravel_engine_options_init(&o);
     o.comm_backend = "auto";
     o.quiet = 1;
     o.run_ratio = ratio;
-    o.pack_min_tuples = 0; /* a relation that may be packed keeps no runs */
+    /* 0: a relation that may be packed keeps no runs; 1: everything is
+     * packed, deltas too */
+    o.pack_min_tuples = packed ? 1 : 0;
     o.checkpoint_dir = ck;
     o.checkpoint_every = 0;
     o.resume_dir = resume ? ck : NULL;
+    o.max_memory = limit;
     ravel_engine *e;
     CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
     ravel_rel E, P, PY, P2, PAIR, UN, ALL, CNT;
@@ -139,6 +147,15 @@ static void run(const char *variant, uint32_t ratio, const char *ck,
                           NULL));
     CHECK(ravel_rule_aggregate(e, CNT, P, RAVEL_AGG_COUNT, ravel_const(0), 0,
                                NULL, 0));
+    if (limit) {
+        if (ravel_run(e) == MPI_SUCCESS) {
+            fprintf(stderr, "FAIL: %s: no stop at %llu bytes\n", variant,
+                    (unsigned long long)limit);
+            failures++;
+        }
+        ravel_engine_free(e);
+        return;
+    }
     CHECK(ravel_run(e));
 
     static unsigned char unreached[NODES][COLS], counts[NODES][COLS];
@@ -160,26 +177,17 @@ static void run(const char *variant, uint32_t ratio, const char *ck,
     ravel_engine_free(e);
 }
 
-int main(int argc, char **argv)
+static void make_scratch(char *dir, int rank)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    make_graph();
-    run("ratio 1", 1, NULL, 0, rank, size);
-    run("ratio 2", 2, NULL, 0, rank, size);
-    run("default ratio", 0, NULL, 0, rank, size);
-    /* Snapshots after every iteration; the second run resumes from the
-     * last one (the end of the run: every relation whole). */
-    char dir[] = "/tmp/ravel-full-runs-XXXXXX";
     if (rank == 0 && !mkdtemp(dir)) {
         perror("mkdtemp");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    run("ratio 1, snapshots", 1, dir, 0, rank, size);
-    run("ratio 1, resumed", 1, dir, 1, rank, size);
+    MPI_Bcast(dir, (int)strlen(dir) + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+static void remove_scratch(const char *dir, int rank)
+{
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         char cmd[128];
@@ -187,11 +195,44 @@ int main(int argc, char **argv)
         if (system(cmd) != 0)
             fprintf(stderr, "could not remove %s\n", dir);
     }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    make_graph();
+    /* First, so that the process's peak is this run's. */
+    run("packed", 0, NULL, 0, 1, 0, rank, size);
+    uint64_t held, peak, least;
+    ravel_tuple_memory(&held, &peak);
+    MPI_Allreduce(&peak, &least, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    run("ratio 1", 1, NULL, 0, 0, 0, rank, size);
+    run("ratio 2", 2, NULL, 0, 0, 0, rank, size);
+    run("default ratio", 0, NULL, 0, 0, 0, rank, size);
+    /* Snapshots after every iteration; the second run resumes from the
+     * last one (the end of the run: every relation whole). */
+    char dir[] = "/tmp/ravel-full-runs-XXXXXX";
+    make_scratch(dir, rank);
+    run("ratio 1, snapshots", 1, dir, 0, 0, 0, rank, size);
+    run("ratio 1, resumed", 1, dir, 1, 0, 0, rank, size);
+    remove_scratch(dir, rank);
+    /* Everything packed, stopped partway and resumed: the snapshot holds
+     * deltas written from their packed form. */
+    char packed_dir[] = "/tmp/ravel-full-runs-XXXXXX";
+    make_scratch(packed_dir, rank);
+    run("packed, stopped by the limit", 0, packed_dir, 0, 1, least / 2, rank,
+        size);
+    run("packed, resumed", 0, packed_dir, 1, 1, 0, rank, size);
+    remove_scratch(packed_dir, rank);
     int any = 0;
     MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s: full as runs at ratios 1, 2 and the default, and "
-               "through a snapshot, P=%d\n", any ? "FAILED" : "ok", size);
+               "through a snapshot; packed, stopped and resumed, "
+               "P=%d\n", any ? "FAILED" : "ok", size);
     MPI_Finalize();
     return any ? 1 : 0;
 }

@@ -128,6 +128,73 @@ TEST(TupleBox, RefusesPastItsLimitAndLosesNothing)
         }
 }
 
+// Batches poured into a box (tuple_box_absorb, what an outbox buffer that
+// fills beside its box does): one past the box's limit is refused and
+// leaves the box as it was; the same batch is taken once the limit is
+// raised (the box laid out again: its old bits must move with it); one
+// far sparser than its tuples is refused at any limit.  What comes out is
+// every tuple of the batches taken and of single adds, each once.
+TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
+{
+    std::mt19937_64 rng(3);
+    for (unsigned arity = 1; arity <= 3; arity++) {
+        std::set<Tuple> taken;
+        auto batch = [&](uint64_t base, uint64_t range, int n) {
+            std::vector<uint64_t> b;
+            for (int i = 0; i < n; i++) {
+                Tuple t = random_tuple(rng, arity, base, range);
+                b.insert(b.end(), t.begin(), t.end());
+            }
+            return b;
+        };
+        auto take = [&](const std::vector<uint64_t> &b) {
+            for (size_t i = 0; i < b.size(); i += arity)
+                taken.insert(Tuple(b.begin() + (long)i,
+                                   b.begin() + (long)(i + arity)));
+        };
+        // a box of 4 values a column: 4^(arity-1) rows of one word, its
+        // limit exactly that
+        std::vector<uint64_t> first = batch(100, 4, 64);
+        size_t rows = 1;
+        for (unsigned c = 1; c < arity; c++)
+            rows *= 4;
+        tuple_box box;
+        ASSERT_EQ(tuple_box_start(&box, first.data(), 64, arity, rows * 8),
+                  1);
+        take(first);
+        // beside the box, many tuples that need more rows or words
+        std::vector<uint64_t> wide = batch(80, arity == 1 ? 200 : 60, 4000);
+        const size_t words = box.words;
+        EXPECT_EQ(tuple_box_absorb(&box, wide.data(), 4000, 0), 0)
+            << "arity " << arity;
+        EXPECT_EQ(box.words, words) << "a refused batch leaves the box";
+        ASSERT_EQ(tuple_box_absorb(&box, wide.data(), 4000, 1 << 20), 1)
+            << "arity " << arity;
+        take(wide);
+        // single tuples inside, and a repeat
+        for (int i = 0; i < 300; i++) {
+            Tuple t = random_tuple(rng, arity, 85, 30);
+            ASSERT_EQ(tuple_box_add(&box, t.data()), 1);
+            taken.insert(t);
+        }
+        // a few tuples spread far: sparser than their bytes at any limit
+        std::vector<uint64_t> far = batch(1u << 20, 1u << 20, 3);
+        EXPECT_EQ(tuple_box_absorb(&box, far.data(), 3, (size_t)1 << 30), 0)
+            << "arity " << arity;
+        tuple_buf out;
+        std::memset(&out, 0, sizeof out);
+        ASSERT_EQ(tuple_box_drain(&box, nullptr, 0, nullptr, &out),
+                  MPI_SUCCESS);
+        std::vector<Tuple> got;
+        for (size_t i = 0; i < out.n; i++)
+            got.emplace_back(out.data + i * arity,
+                             out.data + (i + 1) * arity);
+        EXPECT_EQ(got, std::vector<Tuple>(taken.begin(), taken.end()))
+            << "arity " << arity;
+        tuple_buf_free(&out);
+    }
+}
+
 // Appending to a buffer that holds tuples already keeps them in front.
 TEST(TupleBox, DrainAppends)
 {

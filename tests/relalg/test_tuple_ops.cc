@@ -240,7 +240,8 @@ std::vector<unsigned char> reference_bytes(const Tuples &t, unsigned arity)
 }
 
 // Sets over many chunks (the smallest chunk packed.c takes), grown by
-// merges that consume the set before, as full's repacking does: each must
+// merges that consume the set before, as full's repacking does (of one
+// run, or of a run and a packed set at once): each must
 // hold what std::set holds, in the bytes encoded apart, be searched as one
 // set, and give the memory ledger back all it took.
 TEST(PackedTuples, SetsOfManyChunksMergeAndReadAsOne)
@@ -265,10 +266,32 @@ TEST(PackedTuples, SetsOfManyChunksMergeAndReadAsOne)
                 add[i] = *oracle.begin();
             add = sorted_unique(add);
             std::vector<uint64_t> fa = flatten(add, arity);
+            // Odd rounds add two sets at once, as full's flat part and an
+            // iteration's packed new tuples are packed in: interleaved,
+            // some tuples in both (kept once), the second set packed.
+            Tuples ra, rb;
+            for (const auto &t : add) {
+                unsigned to = (unsigned)(rng() % 5);
+                if (to != 1)
+                    ra.push_back(t);
+                if (to >= 1)
+                    rb.push_back(t);
+            }
+            std::vector<uint64_t> fra = flatten(ra, arity);
+            std::vector<uint64_t> frb = flatten(rb, arity);
+            packed_tuples pb;
+            pack(frb, rb.size(), arity, &pb);
+            tuple_source two[2] = {{{fra.data(), ra.size()}, nullptr},
+                                   {{nullptr, 0}, &pb}};
             packed_tuples merged;
-            ASSERT_EQ(packed_merge(&merged, &p, fa.data(), add.size(), arity),
+            ASSERT_EQ(round % 2 ? packed_merge_sources(&merged, &p, two, 2,
+                                                       arity)
+                                : packed_merge(&merged, &p, fa.data(),
+                                               add.size(), arity),
                       MPI_SUCCESS);
             EXPECT_EQ(p.n, 0u) << "the merge consumes the set it reads";
+            EXPECT_EQ(pb.n, rb.size()) << "and only reads its sources";
+            packed_free(&pb);
             p = merged;
             oracle.insert(add.begin(), add.end());
             Tuples all(oracle.begin(), oracle.end());
