@@ -63,7 +63,7 @@ int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep)
     b->n = tuples_sort_unique(b->data, b->n, arity);
     tuple_source two[2] = {{{b->data, b->n}, NULL}, {{NULL, 0}, &drained}};
     packed_tuples merged;
-    int err = packed_merge_sources(&merged, p, two, drained.n ? 2 : 1, arity);
+    int err = packed_merge_sources(&merged, p, two, 2, arity);
     packed_free(&drained);
     if (err != MPI_SUCCESS)
         return err;

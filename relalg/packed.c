@@ -89,7 +89,6 @@ const unsigned char *tuple_decode(const unsigned char *p,
     return p;
 }
 
-/* Grows one of a packed set's arrays, through the memory budget. */
 static int out_of_memory(size_t bytes)
 {
     char want[32];
@@ -98,6 +97,7 @@ static int out_of_memory(size_t bytes)
                            "packed relation", want);
 }
 
+/* Grows one of a packed set's arrays, through the memory budget. */
 static int grow_array(void **data, size_t *cap, size_t need, size_t elem)
 {
     size_t old = *cap;
@@ -480,7 +480,7 @@ int packed_merge_sources(packed_tuples *out, packed_tuples *base,
         rd[k].i = 0;
         if (src[k].packed)
             packed_cursor_seek(&rd[k].c, src[k].packed, arity, 0);
-        m += src[k].packed ? src[k].packed->n : src[k].flat.n;
+        m += tuple_source_count(&src[k]);
     }
     packed_writer w;
     packed_writer_init(&w, out, arity);

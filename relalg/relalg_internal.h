@@ -245,6 +245,10 @@ typedef struct {
     tuple_run flat;
     const packed_tuples *packed;
 } tuple_source;
+static inline size_t tuple_source_count(const tuple_source *s)
+{
+    return s->packed ? s->packed->n : s->flat.n;
+}
 #define PACKED_MERGE_SOURCES_MAX 4
 /* The same with up to PACKED_MERGE_SOURCES_MAX sources added at once (a
  * tuple in several kept once): a relation's flat part and its new tuples

@@ -64,10 +64,16 @@ unsigned storage_runs(const relation *r, ravel_version v,
     return 1 + r->nruns;
 }
 
+/* Whether r's tuples are counted to their buckets: for the balancer. */
+static int counts_buckets(const ravel_engine *e, const relation *r)
+{
+    return e->opt.load_balance && e->size > 1 && r->kind != REL_REPLICA;
+}
+
 void storage_count_buckets(const ravel_engine *e, relation *r,
                            const uint64_t *t, size_t n, int sign)
 {
-    if (!e->opt.load_balance || e->size == 1 || r->kind == REL_REPLICA)
+    if (!counts_buckets(e, r))
         return;
     for (size_t i = 0; i < n; i++) {
         uint64_t b = placement_bucket(e, r, t + i * r->arity);
@@ -214,11 +220,6 @@ static int unpack(relation *r)
  * first: that merge held them twice, beside the delta (the peak of TC of
  * ego-Facebook at 1 rank). */
 #define PACK_RATIO 8
-static size_t source_count(const tuple_source *s)
-{
-    return s->packed ? s->packed->n : s->flat.n;
-}
-
 static int maybe_pack(const ravel_engine *e, relation *r,
                       const tuple_source *adding, int *packed_in)
 {
@@ -228,7 +229,7 @@ static int maybe_pack(const ravel_engine *e, relation *r,
      * at 64 bytes each, a third of the run's peak. */
     uint64_t min = e->opt.pack_min_tuples * 2 / r->arity;
     min = min ? min : 1;
-    size_t flat = flat_count(r) + source_count(adding);
+    size_t flat = flat_count(r) + tuple_source_count(adding);
     if (!packs(e) || r->delta_is_full || flat < min ||
         flat < r->packed.n / PACK_RATIO)
         return MPI_SUCCESS;
@@ -415,7 +416,7 @@ static void count_delta(const ravel_engine *e, relation *r)
         storage_count_buckets(e, r, r->delta.data, r->delta.n, 1);
         return;
     }
-    if (!e->opt.load_balance || e->size == 1 || r->kind == REL_REPLICA)
+    if (!counts_buckets(e, r))
         return;
     packed_cursor c;
     for (packed_cursor_seek(&c, &r->delta_packed, r->arity, 0); !c.at_end;
