@@ -137,14 +137,18 @@ static int start_box(ravel_engine *e, size_t slot, int rank, tuple_buf *b,
  * box starts is a quarter of the buffer it replaced, and TC of
  * ego-Facebook, its box started on the first 2^16 candidates of an
  * iteration, then grew the buffer beside it to 25 MB a rank, where the
- * box of all its candidates takes 2 MB.  Then b's room goes, and t is
- * pushed.  Returns 0 when b stays as it was. */
+ * box of all its candidates takes 2 MB.  What the box took leaves b (and
+ * b's room goes when it took all), and t is pushed.  Returns 0 when b
+ * stays as it was. */
 static int absorb_into_box(tuple_box *x, tuple_buf *b, unsigned arity,
                            size_t most, const uint64_t *t, int *err)
 {
-    if (!tuple_box_absorb(x, b->data, b->n, most))
+    size_t left = tuple_box_absorb(x, b->data, b->n, most);
+    if (left == b->n)
         return 0;
-    tuple_buf_free(b);
+    b->n = left;
+    if (left == 0)
+        tuple_buf_free(b);
     *err = tuple_box_add(x, t) ? MPI_SUCCESS : tuple_buf_push(b, arity, t);
     return 1;
 }

@@ -97,12 +97,19 @@ size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
                      const struct packed_tuples *packed);
 
 /* Candidates held as one bit per tuple of their box (tuple_reduce.c): for
- * this rank's own candidates of a dense closure, a bitmap of the box is
- * far smaller than the candidates at 8 bytes a column. */
+ * the candidates of a dense closure, a bitmap of the box is far smaller
+ * than the candidates at 8 bytes a column.  Only the box's rows that hold
+ * tuples take room (a row: one value of all columns but the last). */
 typedef struct tuple_box {
-    uint64_t *bits;               /* NULL: no box */
-    size_t words, row_words;
-    size_t most_words;            /* the box widens up to this */
+    uint32_t *slot;               /* [rows]: 1 + the row's place in bits,
+                                     0: the row holds nothing (NULL: no
+                                     box) */
+    uint64_t *bits;               /* the rows that hold tuples */
+    size_t rows, row_words;
+    size_t used_rows, cap_rows;
+    int zeroed;                   /* bits come zeroed: rows need no
+                                     clearing when taken */
+    size_t most_words;            /* index and rows take up to this */
     size_t added;                 /* tuples added (repeats too) */
     size_t retry_at;              /* widen again from this many added */
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
@@ -117,13 +124,14 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
                     unsigned arity, size_t most_bytes);
 /* Sets t's bit, widening the box if need be; 0 when t stays outside. */
 int tuple_box_add(tuple_box *x, const uint64_t *t);
-/* Sets the bits of all of t[0..n), the box's limit first raised to
- * most_bytes if that is more, and the box widened to the smallest that
- * holds them and what it held (within that limit and the words of its
- * tuples, these included, flat); 0 when it cannot (the bits and bounds
- * then unchanged, the limit raised). */
-int tuple_box_absorb(tuple_box *x, const uint64_t *t, size_t n,
-                     size_t most_bytes);
+/* Sets the bits of t[0..n), the box's limit first raised to most_bytes if
+ * that is more, and the box widened to the smallest that holds them and
+ * what it held (within that limit and the words of its tuples, these
+ * included, flat).  Returns how many it could not take, moved to t's
+ * front: n when it could not widen (the box then as it was, its limit
+ * raised), else those whose rows the limit refused. */
+size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
+                        size_t most_bytes);
 /* Appends to out, sorted, the box's tuples not held by the set of flat
  * runs and packed (as tuples_reduce's), and frees the box. */
 int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,

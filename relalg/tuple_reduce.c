@@ -378,81 +378,237 @@ static size_t reduce_in_one_bitmap(uint64_t *t, size_t n, unsigned arity,
     return walk ? w : drop_held(t, 0, w, f);
 }
 
+/* ---- candidates held as bits of their box (tuple_box_*) ----------------
+ * A box is laid out in rows: a row is one value of all columns but the
+ * last, its bits the last column's values.  Only the rows that hold a
+ * tuple take room: a row's place is kept in an index of 4 bytes a row.
+ * At P ranks a rank's candidates hold about 1/P of the rows of their box
+ * (their first column is the key, placed on ranks by its hash), and a
+ * bitmap of every row made the rows of the other ranks' keys resident
+ * too: TC of wiki-Vote at 2 ranks held boxes of 8.6 MB half empty. */
+
+/* The row of s in the box from min to max. */
+static inline uint64_t row_of(const uint64_t *s, unsigned arity,
+                              const uint64_t *min, const uint64_t *max)
+{
+    uint64_t row = 0;
+    for (unsigned c = 0; c + 1 < arity; c++)
+        row = row * (max[c] - min[c] + 1) + (s[c] - min[c]);
+    return row;
+}
+
+/* The words a box of `rows` rows takes with `used` of them held. */
+static size_t box_cost(size_t rows, size_t row_words, size_t used)
+{
+    return rows / 2 + 1 + used * row_words;
+}
+
+/* The rows of the box from min to max, and their words: 0 when the whole
+ * box, every row of it, passes `area` words, or its index with one row
+ * passes `most`.  The area bounds how sparse a box may be: walking,
+ * clearing and laying out a box costs time with its every row, held or
+ * not, and rows counted only as held let boxes start on fe_sphere's sparse
+ * closure, 1.14 times its time.  `most` bounds the memory it takes. */
+static size_t box_rows(unsigned arity, const uint64_t *min,
+                       const uint64_t *max, size_t area, size_t most,
+                       size_t *row_words)
+{
+    size_t words = box_words(arity, min, max, area, row_words);
+    if (words == 0 || box_cost(words / *row_words, *row_words, 1) > most)
+        return 0;
+    return words / *row_words;
+}
+
+/* The area a box may span once `added` tuples fell in it: the words they
+ * would take flat, at one bit a tuple of the box's. */
+static size_t box_area(const tuple_box *x, size_t added)
+{
+    return added > SIZE_MAX / x->arity ? SIZE_MAX : added * x->arity;
+}
+
+static size_t box_bytes(const tuple_box *x)
+{
+    return x->rows * sizeof *x->slot +
+           x->cap_rows * x->row_words * sizeof *x->bits;
+}
+
+/* Room for one more row, within `most` words; 0 when it is not had. */
+static int grow_rows(tuple_box *x, size_t most)
+{
+    size_t fit = (most - (x->rows / 2 + 1)) / x->row_words;
+    size_t cap = x->cap_rows < 8 ? 16 : 2 * x->cap_rows;
+    cap = cap < fit ? cap : fit;
+    if (cap <= x->used_rows ||
+        !bitmap_fits_budget((cap - x->cap_rows) * x->row_words))
+        return 0;
+    uint64_t *bits = realloc(x->bits, cap * x->row_words * sizeof *bits);
+    if (!bits)
+        return 0; /* an optimisation only */
+    size_t before = box_bytes(x);
+    x->bits = bits;
+    x->cap_rows = cap;
+    budget_note(before, box_bytes(x));
+    ravel_memory_prefer_huge_pages(bits, cap * x->row_words * sizeof *bits);
+    return 1;
+}
+
+/* Room for `row`, which holds no tuple yet: NULL when a new row would take
+ * the box past its limit.  Apart from row_bits, whose every call for a row
+ * already held (most) stays inline. */
+static __attribute__((noinline)) uint64_t *new_row(tuple_box *x,
+                                                    uint64_t row)
+{
+    size_t most = x->most_words;
+    if (box_cost(x->rows, x->row_words, x->used_rows + 1) > most ||
+        x->used_rows >= UINT32_MAX ||
+        (x->used_rows == x->cap_rows && !grow_rows(x, most)))
+        return NULL;
+    uint64_t *bits = x->bits + x->used_rows * x->row_words;
+    if (!x->zeroed) /* rows laid out again come zeroed (relayout_box) */
+        memset(bits, 0, x->row_words * sizeof *bits);
+    x->slot[row] = (uint32_t)++x->used_rows;
+    return bits;
+}
+
+/* The words of `row`; when it holds no tuple yet, NULL if `add` is 0, else
+ * new_row's. */
+static inline uint64_t *row_bits(tuple_box *x, uint64_t row, int add)
+{
+    uint32_t s = x->slot[row];
+    if (s)
+        return x->bits + (size_t)(s - 1) * x->row_words;
+    return add ? new_row(x, row) : NULL;
+}
+
+/* Sets t's bit (t in the box); 0 when its row cannot be had. */
+static inline int set_in_box(tuple_box *x, const uint64_t *t)
+{
+    unsigned k = x->arity - 1;
+    uint64_t *bits = row_bits(x, row_of(t, x->arity, x->min, x->max), 1);
+    if (!bits)
+        return 0;
+    uint64_t v = t[k] - x->min[k];
+    bits[v / 64] |= (uint64_t)1 << (v % 64);
+    return 1;
+}
+
+/* An empty box from min to max (x's arity and limit set), spanning at
+ * most `area` words; 0 when over it or x's limit, or memory is short. */
+static int lay_out(tuple_box *x, const uint64_t *min, const uint64_t *max,
+                   size_t area)
+{
+    unsigned a = x->arity;
+    size_t row_words = 0;
+    size_t rows = box_rows(a, min, max, area, x->most_words, &row_words);
+    if (rows == 0 || !bitmap_fits_budget(rows / 2 + 1))
+        return 0;
+    uint32_t *slot = calloc(rows, sizeof *slot);
+    if (!slot)
+        return 0;
+    x->slot = slot;
+    x->bits = NULL;
+    x->rows = rows;
+    x->row_words = row_words;
+    x->used_rows = x->cap_rows = 0;
+    memcpy(x->min, min, a * sizeof *min);
+    memcpy(x->max, max, a * sizeof *max);
+    budget_note(0, box_bytes(x));
+    return 1;
+}
+
 int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
                     unsigned arity, size_t most_bytes)
 {
     memset(x, 0, sizeof *x);
     if (n == 0)
         return 0;
-    WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, x->min, x->max))
-    /* At most as many bits as the tuples' own bytes: a sparser box would
-     * cost more to write out than it saves. */
-    size_t dense = n * arity;
-    size_t most = most_bytes / sizeof *x->bits;
-    x->words = box_words(arity, x->min, x->max, most < dense ? most : dense,
-                         &x->row_words);
-    if (x->words == 0 || !bitmap_fits_budget(x->words)) {
+    uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
+    WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, min, max))
+    x->arity = arity;
+    x->most_words = most_bytes / sizeof *x->bits;
+    x->added = n;
+    /* Spanning at most as many words as the tuples' own: a sparser box
+     * would cost more to write out than it saves. */
+    if (!lay_out(x, min, max, box_area(x, n))) {
         memset(x, 0, sizeof *x);
         return 0;
     }
-    x->bits = calloc(x->words, sizeof *x->bits);
-    if (!x->bits)
-        return 0; /* an optimisation only */
-    ravel_memory_prefer_huge_pages(x->bits, x->words * sizeof *x->bits);
-    x->most_words = most_bytes / sizeof *x->bits;
-    x->added = n;
-    budget_note(0, x->words * sizeof *x->bits);
-    x->arity = arity;
-    WITH_CONSTANT_WIDTH(arity, w, set_box_bits(t, n, w, x->min, x->max,
-                                               64 * x->row_words, x->bits))
+    /* The rows the tuples hold, counted (marked, then unmarked) before any
+     * is taken: a box refused when half built made cti's peak. */
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *s = &x->slot[row_of(t + i * arity, arity, min, max)];
+        used += *s == 0;
+        *s = 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        x->slot[row_of(t + i * arity, arity, min, max)] = 0;
+    if (box_cost(x->rows, x->row_words, used) > x->most_words ||
+        used >= UINT32_MAX || !bitmap_fits_budget(used * x->row_words) ||
+        !(x->bits = malloc(used * x->row_words * sizeof *x->bits))) {
+        tuple_box_free(x);
+        return 0;
+    }
+    size_t before = box_bytes(x);
+    x->cap_rows = used;
+    budget_note(before, box_bytes(x));
+    ravel_memory_prefer_huge_pages(x->bits,
+                                   used * x->row_words * sizeof *x->bits);
+    for (size_t i = 0; i < n; i++)
+        set_in_box(x, t + i * arity); /* cannot fail: room for all */
     return 1;
 }
 
-/* Lays x out again as the box from lo to hi (which holds x's), within
- * `most` words: every set bit of the old layout set again in the new one.
- * 0 when over `most`, the memory limit, or memory is short. */
+/* Lays x out again as the box from lo to hi (which holds x's), spanning
+ * at most `area` words: every held row moved to its place in the new
+ * layout, its bits with it.  0 when over `area`, x's limit, the memory
+ * limit, or memory is short. */
 static int relayout_box(tuple_box *x, const uint64_t *lo, const uint64_t *hi,
-                        size_t most)
+                        size_t area)
 {
     unsigned a = x->arity, k = a - 1;
-    size_t row_words = 0;
-    size_t words = box_words(a, lo, hi, most, &row_words);
-    if (words == 0 || !bitmap_fits_budget(words))
+    tuple_box y = *x;
+    if (!lay_out(&y, lo, hi, area))
         return 0;
-    uint64_t *bits = calloc(words, sizeof *bits);
-    if (!bits)
+    if (box_cost(y.rows, y.row_words, x->used_rows) > y.most_words ||
+        !bitmap_fits_budget(x->used_rows * y.row_words)) {
+        budget_note(box_bytes(&y), 0);
+        free(y.slot);
         return 0;
-    budget_note(0, words * sizeof *bits);
-    ravel_memory_prefer_huge_pages(bits, words * sizeof *bits);
+    }
+    y.bits = calloc((x->used_rows ? x->used_rows : 1) * y.row_words,
+                    sizeof *y.bits);
+    if (!y.bits) {
+        budget_note(box_bytes(&y), 0);
+        free(y.slot);
+        return 0;
+    }
+    y.cap_rows = x->used_rows;
+    y.zeroed = 1;
+    budget_note(0, y.cap_rows * y.row_words * sizeof *y.bits);
     uint64_t key[RAVEL_MAX_ARITY];
     memcpy(key, x->min, a * sizeof *key);
-    for (size_t r = 0; r < x->words / x->row_words; r++) {
-        const uint64_t *row = x->bits + r * x->row_words;
+    for (size_t r = 0; r < x->rows; r++, next_row(key, x->min, x->max, k)) {
+        if (!x->slot[r])
+            continue;
+        const uint64_t *old = x->bits + (size_t)(x->slot[r] - 1) * x->row_words;
+        uint64_t *bits = row_bits(&y, row_of(key, a, lo, hi), 1);
+        uint64_t shift = x->min[k] - lo[k];
+        if (shift % 64 == 0) {
+            memcpy(bits + shift / 64, old, x->row_words * sizeof *old);
+            continue;
+        }
         for (size_t w = 0; w < x->row_words; w++)
-            for (uint64_t b = row[w]; b; b &= b - 1) {
-                key[k] = x->min[k] + 64 * (uint64_t)w +
-                         (uint64_t)__builtin_ctzll(b);
-                uint64_t v = box_bit(key, a, lo, hi, 64 * row_words);
+            for (uint64_t b = old[w]; b; b &= b - 1) {
+                uint64_t v = shift + 64 * (uint64_t)w +
+                             (uint64_t)__builtin_ctzll(b);
                 bits[v / 64] |= (uint64_t)1 << (v % 64);
             }
-        next_row(key, x->min, x->max, k);
     }
-    budget_note(x->words * sizeof *x->bits, 0);
-    free(x->bits);
-    x->bits = bits;
-    x->words = words;
-    x->row_words = row_words;
-    memcpy(x->min, lo, a * sizeof *lo);
-    memcpy(x->max, hi, a * sizeof *hi);
+    y.zeroed = 0;
+    tuple_box_free(x);
+    *x = y;
     return 1;
-}
-
-/* The words a box may take once `added` tuples fell in it: no more than
- * they would take flat, nor than its limit. */
-static size_t box_most_words(const tuple_box *x, size_t added)
-{
-    size_t flat = added * x->arity;
-    return flat < x->most_words ? flat : x->most_words;
 }
 
 /* Widens x to hold t: each column that must grow grows by at least its
@@ -479,14 +635,14 @@ static int widen_box(tuple_box *x, const uint64_t *t)
                         ? t[c]
                         : hi[c] + span;
     }
-    return relayout_box(x, lo, hi, box_most_words(x, x->added));
+    return relayout_box(x, lo, hi, box_area(x, x->added + 1));
 }
 
-int tuple_box_absorb(tuple_box *x, const uint64_t *t, size_t n,
-                     size_t most_bytes)
+size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
+                        size_t most_bytes)
 {
     if (n == 0)
-        return 1;
+        return 0;
     unsigned a = x->arity;
     if (most_bytes / sizeof *x->bits > x->most_words)
         x->most_words = most_bytes / sizeof *x->bits;
@@ -498,12 +654,15 @@ int tuple_box_absorb(tuple_box *x, const uint64_t *t, size_t n,
         lo[c] = lo[c] < x->min[c] ? lo[c] : x->min[c];
         hi[c] = hi[c] > x->max[c] ? hi[c] : x->max[c];
     }
-    if (wider && !relayout_box(x, lo, hi, box_most_words(x, x->added + n)))
-        return 0;
-    x->added += n;
-    WITH_CONSTANT_WIDTH(a, w, set_box_bits(t, n, w, x->min, x->max,
-                                           64 * x->row_words, x->bits))
-    return 1;
+    size_t added = x->added + n;
+    if (wider && !relayout_box(x, lo, hi, box_area(x, added)))
+        return n;
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!set_in_box(x, t + i * a)) /* its row is not had */
+            memmove(t + left++ * a, t + i * a, a * sizeof *t);
+    x->added = added - left;
+    return left;
 }
 
 int tuple_box_add(tuple_box *x, const uint64_t *t)
@@ -518,74 +677,77 @@ int tuple_box_add(tuple_box *x, const uint64_t *t)
             return 0;
         }
     }
+    if (!set_in_box(x, t))
+        return 0;
     x->added++;
-    uint64_t v = box_bit(t, x->arity, x->min, x->max, 64 * x->row_words);
-    x->bits[v / 64] |= (uint64_t)1 << (v % 64);
     return 1;
 }
 
 size_t tuple_box_count(const tuple_box *x)
 {
     size_t n = 0;
-    for (size_t i = 0; i < x->words; i++)
+    for (size_t i = 0; i < x->used_rows * x->row_words; i++)
         n += (size_t)__builtin_popcountll(x->bits[i]);
     return n;
 }
 
-/* Clears the bits of full's tuples in the box when they are few, and says
- * so; else each tuple written must be searched for (fe_sphere's late
- * iterations: a few new tuples in a box that holds 39 million of full's a
- * rank). */
+/* Clears the bit of every tuple of full inside the box when full holds
+ * few there, and says so; else each tuple written must be searched for
+ * (fe_sphere's late iterations: a few new tuples in a box that holds 39
+ * million of full's a rank). */
 static int clear_held_if_few(tuple_box *x, full_walk *f)
 {
-    int walk = few_held_between(f, x->min, x->max, 2 * tuple_box_count(x));
-    if (walk)
-        clear_box_held(f, x->min, x->max, 64 * x->row_words, x->bits);
-    return walk;
-}
-
-int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
-                    const packed_tuples *packed, tuple_buf *out)
-{
-    full_walk f = walk_start(flat, nflat, packed, x->arity);
-    size_t n = tuple_box_count(x);
-    int walk = clear_held_if_few(x, &f);
-    int err = tuple_buf_reserve(out, x->arity, n);
-    if (err == MPI_SUCCESS) {
-        size_t from = out->n;
-        size_t w = from + write_box(out->data + from * x->arity, x->arity,
-                                    x->min, x->max, x->bits, x->row_words,
-                                    x->words);
-        out->n = walk ? w : drop_held(out->data, from, w, &f);
+    if (!few_held_between(f, x->min, x->max, 2 * tuple_box_count(x)))
+        return 0;
+    unsigned a = f->arity, k = a - 1;
+    for (unsigned r = 0; r < f->nflat; r++) {
+        const tuple_run *run = &f->flat[r];
+        size_t j = tuples_lower_bound(run->t, 0, run->n, a, x->min, a);
+        for (; j < run->n && run->t[j * a] <= x->max[0]; j++) {
+            const uint64_t *s = run->t + j * a;
+            uint64_t *bits;
+            if (in_box(s, a, x->min, x->max) &&
+                (bits = row_bits(x, row_of(s, a, x->min, x->max), 0)))
+                clear_bit(bits, s[k] - x->min[k]);
+        }
     }
-    tuple_box_free(x);
-    return err;
+    packed_cursor *cur = &f->cursor;
+    if (f->packed)
+        for (packed_cursor_advance_to(cur, x->min);
+             !cur->at_end && cur->cur[0] <= x->max[0];
+             packed_cursor_next(cur)) {
+            const uint64_t *s = cur->cur;
+            uint64_t *bits;
+            if (in_box(s, a, x->min, x->max) &&
+                (bits = row_bits(x, row_of(s, a, x->min, x->max), 0)))
+                clear_bit(bits, s[k] - x->min[k]);
+        }
+    return 1;
 }
 
-/* The words of a row written out at a time by tuple_box_drain_packed: at
- * most 64 times as many tuples. */
+/* The words of a row written out at a time: at most 64 times as many
+ * tuples. */
 #define DRAIN_WORDS 128
 
-int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
-                           unsigned nflat, const packed_tuples *packed,
-                           packed_tuples *out)
+/* Writes the box's tuples in order, DRAIN_WORDS of a row's words at a
+ * time, into t (room for 64 * DRAIN_WORDS tuples), each batch without
+ * what full holds unless `walk` cleared those, and hands each batch to
+ * put. */
+static int write_rows(const tuple_box *x, full_walk *f, int walk,
+                      uint64_t *t,
+                      int (*put)(void *arg, const uint64_t *t, size_t n),
+                      void *arg)
 {
     unsigned a = x->arity, k = a - 1;
-    full_walk f = walk_start(flat, nflat, packed, a);
-    int walk = clear_held_if_few(x, &f);
-    size_t bytes = 64 * DRAIN_WORDS * a * sizeof(uint64_t);
-    uint64_t *t = malloc(bytes);
-    packed_writer pw;
-    packed_writer_init(&pw, out, a);
-    int err = t ? MPI_SUCCESS
-                : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
-                                  "bytes of candidates", bytes);
-    budget_note(0, t ? bytes : 0);
     uint64_t key[RAVEL_MAX_ARITY];
     memcpy(key, x->min, a * sizeof *key);
-    for (size_t r = 0; r < x->words / x->row_words && err == MPI_SUCCESS;
-         r++) {
-        const uint64_t *row = x->bits + r * x->row_words;
+    int err = MPI_SUCCESS;
+    for (size_t r = 0; r < x->rows && err == MPI_SUCCESS;
+         r++, next_row(key, x->min, x->max, k)) {
+        if (!x->slot[r])
+            continue;
+        const uint64_t *row = x->bits + (size_t)(x->slot[r] - 1) *
+                                            x->row_words;
         for (size_t w0 = 0; w0 < x->row_words && err == MPI_SUCCESS;
              w0 += DRAIN_WORDS) {
             size_t nw = x->row_words - w0 < DRAIN_WORDS ? x->row_words - w0
@@ -593,26 +755,89 @@ int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
             size_t m = write_bits(t, 0, a, key, x->min[k] + 64 * w0,
                                   row + w0, nw);
             if (!walk)
-                m = drop_held(t, 0, m, &f);
-            for (size_t i = 0; i < m && err == MPI_SUCCESS; i++)
-                err = packed_append(&pw, t + i * a);
+                m = drop_held(t, 0, m, f);
+            err = put(arg, t, m);
         }
-        next_row(key, x->min, x->max, k);
     }
-    if (err == MPI_SUCCESS)
-        packed_writer_finish(&pw);
-    else
-        packed_free(out);
-    budget_note(t ? bytes : 0, 0);
+    return err;
+}
+
+typedef struct {
+    tuple_buf *out;
+    unsigned arity;
+} flat_out;
+
+static int put_flat(void *arg, const uint64_t *t, size_t n)
+{
+    flat_out *o = arg;
+    return tuple_buf_append(o->out, o->arity, t, n);
+}
+
+static int put_packed(void *arg, const uint64_t *t, size_t n)
+{
+    packed_writer *w = arg;
+    int err = MPI_SUCCESS;
+    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++)
+        err = packed_append(w, t + i * w->arity);
+    return err;
+}
+
+/* The box's tuples not held by full (flat runs and packed), in order, to
+ * put; frees the box. */
+static int drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
+                 const packed_tuples *packed,
+                 int (*put)(void *arg, const uint64_t *t, size_t n),
+                 void *arg)
+{
+    unsigned a = x->arity;
+    full_walk f = walk_start(flat, nflat, packed, a);
+    int walk = clear_held_if_few(x, &f);
+    size_t bytes = 64 * DRAIN_WORDS * a * sizeof(uint64_t);
+    uint64_t *t = malloc(bytes);
+    int err = t ? MPI_SUCCESS
+                : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                                  "bytes of candidates", bytes);
+    if (t) {
+        budget_note(0, bytes);
+        err = write_rows(x, &f, walk, t, put, arg);
+        budget_note(bytes, 0);
+    }
     free(t);
     tuple_box_free(x);
     return err;
 }
 
+int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
+                    const packed_tuples *packed, tuple_buf *out)
+{
+    int err = tuple_buf_reserve(out, x->arity, tuple_box_count(x));
+    flat_out o = {out, x->arity};
+    if (err != MPI_SUCCESS) {
+        tuple_box_free(x);
+        return err;
+    }
+    return drain(x, flat, nflat, packed, put_flat, &o);
+}
+
+int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
+                           unsigned nflat, const packed_tuples *packed,
+                           packed_tuples *out)
+{
+    packed_writer w;
+    packed_writer_init(&w, out, x->arity);
+    int err = drain(x, flat, nflat, packed, put_packed, &w);
+    if (err == MPI_SUCCESS)
+        packed_writer_finish(&w);
+    else
+        packed_free(out);
+    return err;
+}
+
 void tuple_box_free(tuple_box *x)
 {
-    if (x->bits)
-        budget_note(x->words * sizeof *x->bits, 0);
+    if (x->slot)
+        budget_note(box_bytes(x), 0);
+    free(x->slot);
     free(x->bits);
     memset(x, 0, sizeof *x);
 }

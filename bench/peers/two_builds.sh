@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # two_builds.sh: ravel-tc or ravel-kcfa of two builds (say, before and
-# after a change) on the same cases, alternating run by run so that a drift
-# of the machine hits both alike; one CSV line per run, then a table of
-# medians and the ratio after / before.  Run it on an idle machine.
+# after a change) on the same cases, one beside the other run by run, the
+# one that goes first alternating, so that a drift of the machine hits
+# both alike; one CSV line per run, then a table of medians, the ratio
+# after / before and each pair's.  Run it on an idle machine.
 #
 # usage: bench/peers/two_builds.sh BEFORE_BUILD AFTER_BUILD CASE...
 #   CASE  GRAPH:RANKS  ravel-tc on a graph of ../shared/datasets/suitesparse/
@@ -18,7 +19,7 @@
 # both builds (tests/kcfa checks it against a reference), or the script
 # stops.
 set -euo pipefail
-[[ $# -ge 3 ]] || { sed -n '7,12p' "$0" >&2; exit 2; }
+[[ $# -ge 3 ]] || { sed -n '8,13p' "$0" >&2; exit 2; }
 before=$1 after=$2
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,7 +51,14 @@ for spec in "$@"; do
     app=tc/ravel-tc field=closure_size args=("${flags[@]}" "$file")
   fi
   for run in $(seq "$runs"); do
-    for which in before after; do
+    # Odd runs before first, even runs after first: this machine's speed
+    # drifts by a third within an hour, and a pair always in one order
+    # hands the drift to one build (wiki-Vote's pairs read 0.72 in a
+    # speeding hour, against 1.0 in order-alternated ones).
+    order="before after"
+    (( run % 2 == 0 )) && order="after before"
+    first=1
+    for which in $order; do
       build=$before
       [[ $which == after ]] && build=$after
       load=$(cut -d' ' -f1 /proc/loadavg)
@@ -74,9 +82,9 @@ EOF
       echo "$line"
       # Both builds must find the same size (kCFA has no published one).
       size=$(cut -d, -f8 <<<"$line")
-      if [[ $which == before ]]; then want=$size
+      if (( first )); then want=$size first=0
       elif [[ $size != "$want" ]]; then
-        echo "two_builds.sh: $name: before found $want, after $size" >&2; exit 1
+        echo "two_builds.sh: $name: the builds found $want and $size" >&2; exit 1
       fi
     done
   done
@@ -89,15 +97,19 @@ for r in rows:
     if (r[0], r[1]) not in keys:
         keys.append((r[0], r[1]))
 print()
-print("| case | ranks | before s | after s | after / before | before MiB | after MiB |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| case | ranks | before s | after s | after / before | pairs' ratios | before MiB | after MiB |")
+print("|---|---:|---:|---:|---:|---|---:|---:|")
 for g, p in keys:
     med = {}
     for which in ("before", "after"):
         sel = [r for r in rows if (r[0], r[1], r[2]) == (g, p, which)]
         med[which] = (statistics.median(float(r[4]) for r in sel),
                       statistics.median(float(r[8]) for r in sel))
+    # Each run's after / before, the two measured one beside the other.
+    wall = {(r[2], r[3]): float(r[4]) for r in rows if (r[0], r[1]) == (g, p)}
+    pairs = " ".join(f"{wall[('after', n)] / wall[('before', n)]:.2f}"
+                     for w, n in wall if w == "before" and ("after", n) in wall)
     print(f"| {g} | {p} | {med['before'][0]:.2f} | {med['after'][0]:.2f} | "
-          f"{med['after'][0] / med['before'][0]:.2f} | {med['before'][1]:.0f} | "
-          f"{med['after'][1]:.0f} |")
+          f"{med['after'][0] / med['before'][0]:.2f} | {pairs} | "
+          f"{med['before'][1]:.0f} | {med['after'][1]:.0f} |")
 EOF

@@ -129,10 +129,10 @@ TEST(TupleBox, RefusesPastItsLimitAndLosesNothing)
 }
 
 // Batches poured into a box (tuple_box_absorb, what an outbox buffer that
-// fills beside its box does): one past the box's limit is refused and
-// leaves the box as it was; the same batch is taken once the limit is
-// raised (the box laid out again: its old bits must move with it); one
-// far sparser than its tuples is refused at any limit.  What comes out is
+// fills beside its box does): one past the box's limit is refused whole
+// and leaves the box as it was; the same batch is taken once the limit is
+// raised (the box laid out again: its old bits must move with it); one far
+// sparser than its tuples is refused at any limit.  What comes out is
 // every tuple of the batches taken and of single adds, each once.
 TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
 {
@@ -152,23 +152,24 @@ TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
                 taken.insert(Tuple(b.begin() + (long)i,
                                    b.begin() + (long)(i + arity)));
         };
-        // a box of 4 values a column: 4^(arity-1) rows of one word, its
-        // limit exactly that
+        // a box of 4 values a column, its limit the least power of two
+        // it starts within
         std::vector<uint64_t> first = batch(100, 4, 64);
-        size_t rows = 1;
-        for (unsigned c = 1; c < arity; c++)
-            rows *= 4;
         tuple_box box;
-        ASSERT_EQ(tuple_box_start(&box, first.data(), 64, arity, rows * 8),
-                  1);
+        size_t limit = 8;
+        while (!tuple_box_start(&box, first.data(), 64, arity, limit))
+            limit *= 2;
         take(first);
         // beside the box, many tuples that need more rows or words
         std::vector<uint64_t> wide = batch(80, arity == 1 ? 200 : 60, 4000);
-        const size_t words = box.words;
-        EXPECT_EQ(tuple_box_absorb(&box, wide.data(), 4000, 0), 0)
+        std::vector<uint64_t> copy = wide;
+        const size_t rows = box.rows, used = box.used_rows;
+        EXPECT_EQ(tuple_box_absorb(&box, copy.data(), 4000, 0), 4000u)
             << "arity " << arity;
-        EXPECT_EQ(box.words, words) << "a refused batch leaves the box";
-        ASSERT_EQ(tuple_box_absorb(&box, wide.data(), 4000, 1 << 20), 1)
+        EXPECT_EQ(copy, wide) << "a batch refused whole stays as it was";
+        EXPECT_EQ(box.rows, rows) << "and leaves the box as it was";
+        EXPECT_EQ(box.used_rows, used);
+        ASSERT_EQ(tuple_box_absorb(&box, wide.data(), 4000, 1 << 20), 0u)
             << "arity " << arity;
         take(wide);
         // single tuples inside, and a repeat
@@ -179,7 +180,7 @@ TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
         }
         // a few tuples spread far: sparser than their bytes at any limit
         std::vector<uint64_t> far = batch(1u << 20, 1u << 20, 3);
-        EXPECT_EQ(tuple_box_absorb(&box, far.data(), 3, (size_t)1 << 30), 0)
+        EXPECT_EQ(tuple_box_absorb(&box, far.data(), 3, (size_t)1 << 30), 3u)
             << "arity " << arity;
         tuple_buf out;
         std::memset(&out, 0, sizeof out);
@@ -192,6 +193,70 @@ TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
         EXPECT_EQ(got, std::vector<Tuple>(taken.begin(), taken.end()))
             << "arity " << arity;
         tuple_buf_free(&out);
+    }
+}
+
+// Keys spread as a hash spreads them over ranks: of a box's rows, a rank's
+// candidates hold about one in P.  Only those rows take room, and what
+// comes out, drained flat or packed, is what went in.  Whether a box
+// starts is still judged on all its rows: one sparser than its tuples
+// flat is refused even though its held rows would take less.
+TEST(TupleBox, RowsThatHoldNothingTakeNoRoom)
+{
+    std::mt19937_64 rng(5);
+    for (int per_key : {100, 150}) {
+        // 4000 keys at 63 words a row: 251,811 words from key 1 to 3997;
+        // 100 tuples a key take 200,000 flat, 150 take 300,000.
+        std::set<Tuple> in;
+        std::vector<uint64_t> flat;
+        for (uint64_t key = 0; key < 4000; key++) {
+            if (key % 4 != 1) // this rank's keys: one in 4
+                continue;
+            for (int i = 0; i < per_key; i++) {
+                Tuple t = {key, rng() % 4000};
+                in.insert(t);
+                flat.insert(flat.end(), t.begin(), t.end());
+            }
+        }
+        tuple_box box;
+        int started = tuple_box_start(&box, flat.data(), flat.size() / 2, 2,
+                                      (size_t)1 << 30);
+        if (per_key == 100) {
+            EXPECT_EQ(started, 0) << "a box sparser than its tuples";
+            continue;
+        }
+        ASSERT_EQ(started, 1);
+        EXPECT_EQ(box.used_rows, 1000u);
+        // every row: 63 words; only held rows' words, and the index
+        EXPECT_LE(box.cap_rows, 2048u);
+        EXPECT_EQ(tuple_box_count(&box), in.size());
+        for (int packed = 0; packed <= 1; packed++) {
+            tuple_box again;
+            ASSERT_EQ(tuple_box_start(&again, flat.data(), flat.size() / 2, 2,
+                                      (size_t)1 << 30),
+                      1);
+            std::vector<uint64_t> got;
+            if (packed) {
+                packed_tuples p;
+                ASSERT_EQ(tuple_box_drain_packed(&again, nullptr, 0, nullptr,
+                                                 &p),
+                          MPI_SUCCESS);
+                tuple_buf b;
+                ASSERT_EQ(packed_unpack(&p, 2, &b, 0), MPI_SUCCESS);
+                got.assign(b.data, b.data + b.n * 2);
+                tuple_buf_free(&b);
+                packed_free(&p);
+            } else {
+                tuple_buf b;
+                std::memset(&b, 0, sizeof b);
+                ASSERT_EQ(tuple_box_drain(&again, nullptr, 0, nullptr, &b),
+                          MPI_SUCCESS);
+                got.assign(b.data, b.data + b.n * 2);
+                tuple_buf_free(&b);
+            }
+            EXPECT_EQ(got, flatten(in)) << (packed ? "packed" : "flat");
+        }
+        tuple_box_free(&box);
     }
 }
 
