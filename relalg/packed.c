@@ -5,7 +5,8 @@
  * the ones before it.  Every other tuple is written against the one before
  * it: the index c of the first column in which they differ, the increase of
  * column c (positive, the set being sorted and duplicate-free) and the
- * columns after c as they are, all as LEB128 varints.  Sorted relations of
+ * columns after c (their high halves against the tuple before's:
+ * tuple_against_high), all as LEB128 varints.  Sorted relations of
  * graph-sized identifiers differ from their predecessor in the last column
  * by a small amount, so a 2-column tuple takes 2 to 4 bytes instead of 16. */
 #include "relalg_internal.h"
@@ -54,7 +55,7 @@ unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
     p = put_varint(p, c);
     p = put_varint(p, t[c] - prev[c]);
     for (unsigned j = c + 1; j < arity; j++)
-        p = put_varint(p, t[j]);
+        p = put_varint(p, tuple_against_high(t[j], prev[j]));
     return p;
 }
 
@@ -84,8 +85,11 @@ const unsigned char *tuple_decode(const unsigned char *p,
         !(p = get_varint_bounded(p, end, &step)))
         return NULL;
     cur[c] += step;
-    for (unsigned j = (unsigned)c + 1; j < arity && p; j++)
-        p = get_varint_bounded(p, end, &cur[j]);
+    for (unsigned j = (unsigned)c + 1; j < arity && p; j++) {
+        uint64_t v;
+        if ((p = get_varint_bounded(p, end, &v)))
+            cur[j] = tuple_against_high(v, cur[j]);
+    }
     return p;
 }
 
@@ -321,7 +325,7 @@ int packed_append(packed_writer *w, const uint64_t *t)
         unsigned char *q = put_varint(start, c);
         q = put_varint(q, t[c] - w->prev[c]);
         for (unsigned j = c + 1; j < arity; j++)
-            q = put_varint(q, t[j]);
+            q = put_varint(q, tuple_against_high(t[j], w->prev[j]));
         p->used[last] += (size_t)(q - start);
         p->nbytes += (size_t)(q - start);
     }
@@ -388,8 +392,11 @@ int packed_cursor_next(packed_cursor *c)
     c->pos = get_varint(c->pos, &col);
     c->pos = get_varint(c->pos, &step);
     c->cur[col] += step;
-    for (unsigned j = (unsigned)col + 1; j < c->arity; j++)
-        c->pos = get_varint(c->pos, &c->cur[j]);
+    for (unsigned j = (unsigned)col + 1; j < c->arity; j++) {
+        uint64_t v;
+        c->pos = get_varint(c->pos, &v);
+        c->cur[j] = tuple_against_high(v, c->cur[j]);
+    }
     return 1;
 }
 

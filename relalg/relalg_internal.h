@@ -286,10 +286,26 @@ int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,
  * arity - 1 columns, each a varint of at most 10 bytes. */
 #define TUPLE_MAX_BYTES(arity) (10 * ((size_t)(arity) + 1))
 
+/* The high half of a column after the first that differs is written
+ * against the tuple before's (XOR): the low half as it is.  Values that
+ * share their high bits, as the Datalog front end's numbers do (their sign
+ * bit flipped to sort as unsigned: 2^63 + n), then take the bytes of their
+ * low half, 1 to 5, instead of 10: kCFA's AEval as Datalog took 12.6
+ * bytes a tuple packed, ravel-kcfa's the same tuples 4.  Values below 2^32
+ * are written as they are. */
+#define TUPLE_HIGH_BITS UINT64_C(0xFFFFFFFF00000000)
+
+/* v as written after prev (or back: the same XOR). */
+static inline uint64_t tuple_against_high(uint64_t v, uint64_t prev)
+{
+    return v ^ (prev & TUPLE_HIGH_BITS);
+}
+
 /* Writes t encoded against prev (the tuple before it, or zeros) at p and
  * returns the end: the first column c where they differ, t[c] - prev[c]
- * and the columns after c, as LEB128 varints.  Compact when t follows prev
- * in sorted order; correct in any order. */
+ * and the columns after c (tuple_against_high of prev's), as LEB128
+ * varints.  Compact when t follows prev in sorted order; correct in any
+ * order. */
 unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
                             const uint64_t *t, unsigned arity);
 /* Decodes one tuple of [p, end) onto cur (which holds the tuple before
@@ -778,7 +794,9 @@ int balance_finish_moves(ravel_engine *e, int local_error, uint64_t *bytes);
 
 /* ---- snapshots (program_hash.c, snapshot_file.c, snapshot.c) ------------ */
 
-#define SNAPSHOT_FORMAT 1u
+/* 2: columns written with their high halves against the tuple before's
+ * (tuple_encode); a snapshot of format 1 is refused by name. */
+#define SNAPSHOT_FORMAT 2u
 
 /* A hash of every declaration: relations, strata, rules. */
 uint64_t program_hash(const ravel_engine *e);

@@ -155,7 +155,7 @@ refusals)
   fresh; rm "$bad/rank-1.bin"
   expect 1 "cannot open snapshot file .*rank-1.bin" ravel-tc -- \
     "$mpiexec" -n 2 "${run[@]}" --resume="$scratch/bad"
-  fresh; sed -i 's/"format_version": 1/"format_version": 99/' "$bad/manifest.json"
+  fresh; sed -i 's/"format_version": [0-9]*/"format_version": 99/' "$bad/manifest.json"
   expect 1 "manifest.json: snapshot format 99" ravel-tc -- \
     "$mpiexec" -n 2 "${run[@]}" --resume="$scratch/bad"
   fresh; sed -i 's/"ranks": 2,/"ranks": 2/' "$bad/manifest.json"

@@ -544,4 +544,64 @@ TEST(TupleOps, ReduceDropsRepeatsAndHeldTuplesInDenseAndSparseGroups)
     }
 }
 
+// A column after the first that differs: its low half as it is, its high
+// half against the tuple before's.  The bytes are written out here by
+// hand from that rule (LEB128), not by the encoder.
+TEST(TupleEncode, HighHalvesAgainstTheTupleBefore)
+{
+    const uint64_t sign = 1ull << 63;
+    struct Case {
+        std::vector<uint64_t> prev, t;
+        std::vector<unsigned char> bytes;
+    } cases[] = {
+        // below 2^32: as they are
+        {{1, 300}, {2, 5}, {0x00, 0x01, 0x05}},
+        // numbers as the Datalog front end holds them: 2^63 + n
+        {{sign + 4, sign + 9}, {sign + 5, sign + 7}, {0x00, 0x01, 0x07}},
+        // the same in the last of three columns, the first equal
+        {{7, sign + 4, sign + 9},
+         {7, sign + 5, sign + 300},
+         {0x01, 0x01, 0xac, 0x02}},
+        // high halves that differ: their XOR, 2^41 ^ 2^40, stays
+        {{0, 1ull << 40}, {1, (1ull << 41) + 3},
+         {0x00, 0x01, 0x83, 0x80, 0x80, 0x80, 0x80, 0x60}},
+    };
+    for (const Case &c : cases) {
+        unsigned arity = (unsigned)c.t.size();
+        std::vector<unsigned char> out(TUPLE_MAX_BYTES(arity));
+        unsigned char *end =
+            tuple_encode(out.data(), c.prev.data(), c.t.data(), arity);
+        out.resize((size_t)(end - out.data()));
+        EXPECT_EQ(out, c.bytes) << "t[last]=" << c.t.back();
+        std::vector<uint64_t> cur = c.prev;
+        ASSERT_EQ(tuple_decode(out.data(), out.data() + out.size(),
+                               cur.data(), arity),
+                  out.data() + out.size());
+        EXPECT_EQ(cur, c.t);
+    }
+}
+
+// Numbers with their sign bit flipped (2^63 + n) pack into as few bytes
+// as the same n do, and read back as they went in.
+TEST(PackedTuples, SignBitFlippedNumbersPackAsSmallOnes)
+{
+    std::mt19937_64 rng(23);
+    for (unsigned arity : {2u, 4u}) {
+        Tuples small = sorted_unique(random_tuples(rng, 20000, arity, 11));
+        Tuples flipped = small;
+        for (auto &row : flipped)
+            for (auto &v : row)
+                v += 1ull << 63;
+        packed_tuples ps, pf;
+        pack(flatten(small, arity), small.size(), arity, &ps);
+        pack(flatten(flipped, arity), flipped.size(), arity, &pf);
+        EXPECT_EQ(pf.nbytes, ps.nbytes) << "arity " << arity;
+        EXPECT_LT(pf.nbytes, small.size() * (arity + 1) * 2)
+            << "arity " << arity;
+        EXPECT_EQ(unpack(&pf, arity), flatten(flipped, arity));
+        packed_free(&ps);
+        packed_free(&pf);
+    }
+}
+
 } // namespace
