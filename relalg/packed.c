@@ -44,6 +44,20 @@ static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
     return p;
 }
 
+/* t after prev at p, given c, the first column where they differ (or
+ * any, when they do not): the bytes of tuple_encode and packed_append. */
+static inline unsigned char *encode_from(unsigned char *p,
+                                         const uint64_t *prev,
+                                         const uint64_t *t, unsigned arity,
+                                         unsigned c)
+{
+    p = put_varint(p, c);
+    p = put_varint(p, t[c] - prev[c]);
+    for (unsigned j = c + 1; j < arity; j++)
+        p = put_varint(p, tuple_against_high(t[j], prev[j]));
+    return p;
+}
+
 unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
                             const uint64_t *t, unsigned arity)
 {
@@ -52,11 +66,7 @@ unsigned char *tuple_encode(unsigned char *p, const uint64_t *prev,
         c++;
     if (c == arity)
         c = 0; /* a repeat (or zeros first): an increase of 0 */
-    p = put_varint(p, c);
-    p = put_varint(p, t[c] - prev[c]);
-    for (unsigned j = c + 1; j < arity; j++)
-        p = put_varint(p, tuple_against_high(t[j], prev[j]));
-    return p;
+    return encode_from(p, prev, t, arity, c);
 }
 
 /* get_varint, refusing to read past end or beyond 10 bytes. */
@@ -322,10 +332,7 @@ int packed_append(packed_writer *w, const uint64_t *t)
             return err;
         size_t last = p->nchunks - 1;
         unsigned char *start = p->chunks[last] + p->used[last];
-        unsigned char *q = put_varint(start, c);
-        q = put_varint(q, t[c] - w->prev[c]);
-        for (unsigned j = c + 1; j < arity; j++)
-            q = put_varint(q, tuple_against_high(t[j], w->prev[j]));
+        unsigned char *q = encode_from(start, w->prev, t, arity, c);
         p->used[last] += (size_t)(q - start);
         p->nbytes += (size_t)(q - start);
     }

@@ -296,10 +296,14 @@ static inline int in_box(const uint64_t *s, unsigned arity,
     return 1;
 }
 
-/* Clears the bit of every tuple of full inside the box. */
-static void clear_box_held(full_walk *f, const uint64_t *min,
-                           const uint64_t *max, size_t row_bits,
-                           uint64_t *bits)
+/* Calls held(arg, s) for every tuple s of full inside the box: one walk
+ * for the dense bitmap and for a box's held rows, each caller given its
+ * own inlined copy. */
+ALWAYS_INLINE void walk_held_in_box(full_walk *f, const uint64_t *min,
+                                    const uint64_t *max,
+                                    void (*held)(void *arg,
+                                                 const uint64_t *s),
+                                    void *arg)
 {
     unsigned arity = f->arity;
     for (unsigned r = 0; r < f->nflat; r++) {
@@ -307,15 +311,36 @@ static void clear_box_held(full_walk *f, const uint64_t *min,
         size_t j = tuples_lower_bound(run->t, 0, run->n, arity, min, arity);
         for (; j < run->n && run->t[j * arity] <= max[0]; j++)
             if (in_box(run->t + j * arity, arity, min, max))
-                clear_bit(bits, box_bit(run->t + j * arity, arity, min, max,
-                                        row_bits));
+                held(arg, run->t + j * arity);
     }
     packed_cursor *cur = &f->cursor;
     if (f->packed)
         for (packed_cursor_advance_to(cur, min);
              !cur->at_end && cur->cur[0] <= max[0]; packed_cursor_next(cur))
             if (in_box(cur->cur, arity, min, max))
-                clear_bit(bits, box_bit(cur->cur, arity, min, max, row_bits));
+                held(arg, cur->cur);
+}
+
+typedef struct {
+    const uint64_t *min, *max;
+    unsigned arity;
+    size_t row_bits;
+    uint64_t *bits;
+} dense_box;
+
+static inline void clear_dense_bit(void *arg, const uint64_t *s)
+{
+    dense_box *d = arg;
+    clear_bit(d->bits, box_bit(s, d->arity, d->min, d->max, d->row_bits));
+}
+
+/* Clears the bit of every tuple of full inside the box. */
+static void clear_box_held(full_walk *f, const uint64_t *min,
+                           const uint64_t *max, size_t row_bits,
+                           uint64_t *bits)
+{
+    dense_box d = {min, max, f->arity, row_bits, bits};
+    walk_held_in_box(f, min, max, clear_dense_bit, &d);
 }
 
 /* key's first k columns to the next row of the box, the last of them
@@ -691,6 +716,16 @@ size_t tuple_box_count(const tuple_box *x)
     return n;
 }
 
+/* Clears s's bit in box arg, if its row holds any. */
+static inline void clear_row_bit(void *arg, const uint64_t *s)
+{
+    tuple_box *x = arg;
+    unsigned k = x->arity - 1;
+    uint64_t *bits = row_bits(x, row_of(s, x->arity, x->min, x->max), 0);
+    if (bits)
+        clear_bit(bits, s[k] - x->min[k]);
+}
+
 /* Clears the bit of every tuple of full inside the box when full holds
  * few there, and says so; else each tuple written must be searched for
  * (fe_sphere's late iterations: a few new tuples in a box that holds 39
@@ -699,29 +734,7 @@ static int clear_held_if_few(tuple_box *x, full_walk *f)
 {
     if (!few_held_between(f, x->min, x->max, 2 * tuple_box_count(x)))
         return 0;
-    unsigned a = f->arity, k = a - 1;
-    for (unsigned r = 0; r < f->nflat; r++) {
-        const tuple_run *run = &f->flat[r];
-        size_t j = tuples_lower_bound(run->t, 0, run->n, a, x->min, a);
-        for (; j < run->n && run->t[j * a] <= x->max[0]; j++) {
-            const uint64_t *s = run->t + j * a;
-            uint64_t *bits;
-            if (in_box(s, a, x->min, x->max) &&
-                (bits = row_bits(x, row_of(s, a, x->min, x->max), 0)))
-                clear_bit(bits, s[k] - x->min[k]);
-        }
-    }
-    packed_cursor *cur = &f->cursor;
-    if (f->packed)
-        for (packed_cursor_advance_to(cur, x->min);
-             !cur->at_end && cur->cur[0] <= x->max[0];
-             packed_cursor_next(cur)) {
-            const uint64_t *s = cur->cur;
-            uint64_t *bits;
-            if (in_box(s, a, x->min, x->max) &&
-                (bits = row_bits(x, row_of(s, a, x->min, x->max), 0)))
-                clear_bit(bits, s[k] - x->min[k]);
-        }
+    walk_held_in_box(f, x->min, x->max, clear_row_bit, x);
     return 1;
 }
 
