@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Every program with the engine's options starts malloc before its
+ * libraries do (ravel/memory.h), for main's restart with a huge-page heap. */
+RAVEL_MEMORY_START_MALLOC_FIRST;
+
 void engine_cli_init(engine_cli *c)
 {
     memset(c, 0, sizeof *c);
