@@ -23,8 +23,9 @@
  * benchmarks a 4 KiB fault costs 11 to 15 us (a throwaway program:
  * touching 256 MiB page by page took 0.71 to 0.98 s, the same memory
  * warm 0.014 s, advised for huge pages 0.24 s); TC of cti at 2 ranks
- * faulted 30,000 times a rank.  With the tunable the closures took 0.72
- * (cti) to 0.97 (wiki-Vote) of the time (bench/results/peers/huge_pages/). */
+ * faulted 30,000 times a rank.  With the restart the closures took 0.70
+ * (fe_sphere) to 0.98 (luxembourg_osm) of the time, the smallest 1.11 for
+ * the restart's own 20 ms (relalg/README.md, "The heap on huge pages"). */
 #define _GNU_SOURCE /* setenv, execv, explicit_bzero */
 #include "ravel/memory.h"
 
