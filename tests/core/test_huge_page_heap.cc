@@ -55,10 +55,20 @@ std::string thp_mode()
     return "";
 }
 
+// AddressSanitizer's allocator reads no glibc tunable: gcc says it is on by
+// __SANITIZE_ADDRESS__, clang (the sanitizer pass) by __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 bool restarts_here()
 {
-#if defined(__SANITIZE_ADDRESS__)
-    return false; // AddressSanitizer's allocator reads no glibc tunable
+#ifdef UNDER_ASAN
+    return false;
 #else
     std::string m = thp_mode();
     return m == "always" || m == "madvise";

@@ -128,9 +128,16 @@ void ravel_memory_restart_with_huge_page_heap(char **argv);
 void ravel_memory_start_malloc(void);
 
 /* Defined where malloc is glibc's own: not under SimGrid's SMPI (whose
- * helpers replace it) nor AddressSanitizer. */
-#if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) &&                       \
-    !defined(__SANITIZE_ADDRESS__)
+ * helpers replace it) nor AddressSanitizer (gcc says so by
+ * __SANITIZE_ADDRESS__, clang by __has_feature). */
+#if defined(__SANITIZE_ADDRESS__)
+#define RAVEL_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RAVEL_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) && !defined(RAVEL_UNDER_ASAN)
 #define RAVEL_GLIBC_OWN_MALLOC 1
 #endif
 
