@@ -6,17 +6,18 @@
  * page fault brings in 2 MiB instead of 4 KiB.  No call made after the
  * start can turn it on (the heap's growth happens inside malloc, which
  * nothing outside it can advise in time), so a program that wants it runs
- * itself again, before anything else, with the tunable set.
+ * itself again with the tunable set, before anything else: from its
+ * .preinit_array, which glibc runs before any library's constructor (the
+ * libraries' start-up, MPI's included, is then not done twice).
  *
  * glibc 2.36 (Debian 12) reads the kernel's THP mode into a stack buffer
  * without ending the string, then compares it with strcmp: the tunable
  * takes effect only when the byte after the 23 read happens to be zero,
  * which varied from run to run and from rank to rank (one rank of a run
  * faulted 19,000 times, the other 7,000).  Later glibc ends the string.
- * So a program that restarts also starts malloc itself, before any
- * library constructor does (the first malloc of ravel-tc was libnuma's,
- * before main), on stack it has just zeroed: ravel_memory_start_malloc,
- * run from the program's .preinit_array (RAVEL_MEMORY_START_MALLOC_FIRST).
+ * So the restarted program also starts malloc itself, from the same
+ * .preinit_array, before any library constructor does (the first malloc
+ * of ravel-tc was libnuma's, before main), on stack it has just zeroed.
  *
  * Why: the engine's buffers come and go every iteration, and fresh pages
  * are faulted in as they are first written.  On the AMD EPYC VM of these
@@ -75,7 +76,9 @@ static const char *reason_not_to(void)
 #endif
 }
 
-void ravel_memory_restart_with_huge_page_heap(char **argv)
+/* Runs the program again with the tunable added to GLIBC_TUNABLES;
+ * returns only when it does not (reason_not_to, or the exec failed). */
+static void restart_with_huge_page_heap(char **argv)
 {
     if (!argv || !argv[0] || reason_not_to())
         return;
@@ -106,8 +109,15 @@ static __attribute__((noinline)) void zero_stack_below(void)
     explicit_bzero(pad, sizeof pad);
 }
 
-void ravel_memory_start_malloc(void)
+void ravel_memory_start_huge_page_heap(int argc, char **argv, char **envp)
 {
+    (void)argc;
+    /* From .preinit_array, before libc's own start-up has set environ
+     * (getenv found nothing, and a restart never saw its tunable and
+     * restarted for ever): set it as that start-up will. */
+    if (!environ)
+        environ = envp;
+    restart_with_huge_page_heap(argv);
     zero_stack_below();
     void *volatile first = malloc(1); /* volatile: a pair compilers keep */
     free(first); /* glibc's malloc has read its tunables */

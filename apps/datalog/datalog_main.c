@@ -9,7 +9,6 @@
 #include <ravel/datalog.h>
 #include <ravel/error.h>
 #include <ravel/log.h>
-#include <ravel/memory.h>
 #include <ravel/options.h>
 
 #include <stdio.h>
@@ -92,8 +91,6 @@ static int run(const datalog_options *o, const char *path)
 
 int main(int argc, char **argv)
 {
-    /* Fresh memory a huge page at a time (ravel/memory.h says why). */
-    ravel_memory_restart_with_huge_page_heap(argv);
     MPI_Init(&argc, &argv);
     ravel_log_set_program("ravel-datalog");
     char *scratch[2] = {NULL, NULL};

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every program with the engine's options starts malloc before its
- * libraries do (ravel/memory.h), for main's restart with a huge-page heap. */
-RAVEL_MEMORY_START_MALLOC_FIRST;
+/* Every program with the engine's options runs with its heap on huge
+ * pages, restarting itself before its libraries start (ravel/memory.h). */
+RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START;
 
 void engine_cli_init(engine_cli *c)
 {

@@ -179,8 +179,6 @@ static int run(const kcfa_options *o, const char *path, int rank, int P)
 
 int main(int argc, char **argv)
 {
-    /* Fresh memory a huge page at a time (ravel/memory.h says why). */
-    ravel_memory_restart_with_huge_page_heap(argv);
     MPI_Init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -15,7 +15,6 @@
 #include <ravel/comm.h>
 #include <ravel/error.h>
 #include <ravel/log.h>
-#include <ravel/memory.h>
 #include <ravel/options.h>
 #include <ravel/relalg.h>
 #include <ravel/timer.h>
@@ -136,8 +135,6 @@ static int run(const tc_options *o, const char *graph_path,
 
 int main(int argc, char **argv)
 {
-    /* Fresh memory a huge page at a time (ravel/memory.h says why). */
-    ravel_memory_restart_with_huge_page_heap(argv);
     MPI_Init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,7 +1,7 @@
-/* huge_page_heap_probe: what ravel_memory_restart_with_huge_page_heap did
- * to this process, for test_huge_page_heap.cc.  Writes "start" to stderr
- * each time it starts (unbuffered, so a start that execs again still
- * shows), then on stdout: GLIBC_TUNABLES as the program finally runs with
+/* huge_page_heap_probe: what ravel_memory_start_huge_page_heap did to
+ * this process, for test_huge_page_heap.cc.  Writes "start" to stderr
+ * each time it starts (before the restart, which happens before main),
+ * then on stdout: GLIBC_TUNABLES as the program finally runs with
  * it, its arguments, and whether a block of 8 MiB just taken from malloc
  * is advised for huge pages (glibc advises MADV_HUGEPAGE on the blocks it
  * maps only under the tunable, and only in THP mode "madvise"). */
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Whether the mapping that holds `at` is advised MADV_HUGEPAGE ("hg" among
  * its VmFlags in /proc/self/smaps), or -1 when not found.  (Not
@@ -35,12 +36,26 @@ static int advised_huge(const void *at)
     return advised;
 }
 
-RAVEL_MEMORY_START_MALLOC_FIRST;
+/* "start" on stderr, then what the apps run at start
+ * (RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START), from the .preinit_array: a
+ * restart happens there, before main.  Where malloc is not glibc's own
+ * (AddressSanitizer) the apps run nothing then, and main says "start". */
+#ifdef RAVEL_GLIBC_OWN_MALLOC
+static void start_probe(int argc, char **argv, char **envp)
+{
+    if (write(2, "start\n", 6) != 6) /* unbuffered, and no malloc yet */
+        _exit(1);
+    ravel_memory_start_huge_page_heap(argc, argv, envp);
+}
+__attribute__((used, section(".preinit_array"))) static void (
+    *const probe_at_start)(int, char **, char **) = start_probe;
+#endif
 
 int main(int argc, char **argv)
 {
+#ifndef RAVEL_GLIBC_OWN_MALLOC
     fputs("start\n", stderr);
-    ravel_memory_restart_with_huge_page_heap(argv);
+#endif
     const char *tunables = getenv("GLIBC_TUNABLES");
     printf("tunables=%s\n", tunables ? tunables : "(unset)");
     for (int i = 1; i < argc; i++)

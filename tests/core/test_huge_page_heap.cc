@@ -1,4 +1,4 @@
-// ravel_memory_restart_with_huge_page_heap and RAVEL_MEMORY_START_MALLOC_FIRST
+// ravel_memory_start_huge_page_heap (RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START)
 // (core/huge_page_heap.c), through huge_page_heap_probe: how often the probe
 // starts, the GLIBC_TUNABLES and arguments it ends up with, and whether the
 // kernel lists a block of 8 MiB from its malloc as advised for huge pages

@@ -104,28 +104,27 @@ size_t ravel_memory_huge_block_bytes(size_t bytes);
  * when out of memory. */
 void *ravel_memory_huge_alloc(size_t bytes);
 
-/* Runs this program again from its start, once, with glibc's malloc told
- * to advise transparent huge pages on its heap and on every block it maps
- * (GLIBC_TUNABLES gains glibc.malloc.hugetlb=1, which glibc reads only as a
- * process starts): fresh memory then costs a fault per 2 MiB, not per 4
- * KiB.  Call it first thing in main, before MPI_Init, with main's argv; it
- * returns only when it does not run the program again: outside glibc's
- * malloc (SimGrid's SMPI, AddressSanitizer), under valgrind, where the
- * kernel has no transparent huge pages, when GLIBC_TUNABLES names the
- * tunable already (so a program runs again at most once, and a user's
- * own setting stands), when RAVEL_HUGE_PAGE_HEAP=0, or when the exec
- * fails.  Other tunables in GLIBC_TUNABLES are kept.  A process-wide
- * policy, so programs call it, not the library. */
-void ravel_memory_restart_with_huge_page_heap(char **argv);
-
-/* Starts glibc's malloc (its first call) on freshly zeroed stack, where
- * glibc 2.36's reading of the THP mode for glibc.malloc.hugetlb, which
- * forgets to end its string, finds a zero after it (core/huge_page_heap.c
- * says more).  It must run before anything else calls malloc, library
- * constructors included: a program runs it from its .preinit_array by
- * writing RAVEL_MEMORY_START_MALLOC_FIRST once at file scope in a source
- * file of the executable itself (not of a shared library). */
-void ravel_memory_start_malloc(void);
+/* Puts this program's malloc on transparent huge pages, as the program
+ * starts: runs the program again from its start, once, with glibc's malloc
+ * told to advise them on its heap and on every block it maps
+ * (GLIBC_TUNABLES gains glibc.malloc.hugetlb=1, which glibc reads only as
+ * a process starts): fresh memory then costs a fault per 2 MiB, not per 4
+ * KiB.  Other tunables in GLIBC_TUNABLES are kept.  It does not run the
+ * program again outside glibc's malloc (SimGrid's SMPI,
+ * AddressSanitizer), under valgrind, where the kernel has no transparent
+ * huge pages, when GLIBC_TUNABLES names the tunable already (so a program
+ * runs again at most once, and a user's own setting stands), when
+ * RAVEL_HUGE_PAGE_HEAP=0, or when the exec fails; then it starts glibc's
+ * malloc (its first call) on freshly zeroed stack, where glibc 2.36's
+ * reading of the THP mode, which forgets to end its string, finds a zero
+ * after it (core/huge_page_heap.c says more).
+ * So it must run before anything else calls malloc, library constructors
+ * included: a program runs it from its .preinit_array, which glibc calls
+ * with main's arguments before any library's constructor, by writing
+ * RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START once at file scope in a source file
+ * of the executable itself (not of a shared library).  A process-wide
+ * policy, so programs ask for it, not the library. */
+void ravel_memory_start_huge_page_heap(int argc, char **argv, char **envp);
 
 /* Defined where malloc is glibc's own: not under SimGrid's SMPI (whose
  * helpers replace it) nor AddressSanitizer (gcc says so by
@@ -142,12 +141,13 @@ void ravel_memory_start_malloc(void);
 #endif
 
 #ifdef RAVEL_GLIBC_OWN_MALLOC
-#define RAVEL_MEMORY_START_MALLOC_FIRST                                       \
+#define RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START                                  \
     __attribute__((used, section(".preinit_array"))) static void (            \
-        *const ravel_start_malloc_first)(void) = ravel_memory_start_malloc
+        *const ravel_huge_page_heap_at_start)(int, char **, char **) =        \
+        ravel_memory_start_huge_page_heap
 #else
-#define RAVEL_MEMORY_START_MALLOC_FIRST                                       \
-    typedef int ravel_start_malloc_first_unused
+#define RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START                                  \
+    typedef int ravel_huge_page_heap_at_start_unused
 #endif
 
 /* The largest resident set this process has had, in bytes (getrusage). */
