@@ -287,7 +287,11 @@ static int grow_outbox(ravel_exchange *x, int dest, size_t need)
         if (x->out[dest] && need <= x->out_cap[dest])
             return MPI_SUCCESS;
     }
-    size_t cap = next_capacity(x->out_cap[dest], need);
+    /* An empty outbox gets exactly what is asked (a caller writing each
+     * block in one piece, as the engine does, would else hold up to twice
+     * its bytes); appends to it double from there. */
+    size_t cap = x->out_len[dest] ? next_capacity(x->out_cap[dest], need)
+                                  : (need > 256 ? need : 256);
     char *grown = comm_payload_alloc(cap, 0);
     if (!grown)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory growing the "
@@ -321,6 +325,19 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
     char *at = x->out[dest] + x->out_len[dest];
     x->out_len[dest] = need;
     return at;
+}
+
+int ravel_exchange_outboxes_in_place(const ravel_exchange *x)
+{
+    return x->placeable && x->ctx->size > 1;
+}
+
+void ravel_exchange_discard(ravel_exchange *x)
+{
+    drop_placed(x);
+    for (int i = 0; i < x->ctx->size; i++)
+        x->out_len[i] = 0;
+    x->send_buf = NULL;
 }
 
 int ravel_exchange_send(ravel_exchange *x, const void *buf,
@@ -608,6 +625,12 @@ void ravel_exchange_release(ravel_exchange *x)
     comm_payload_free(x->recv);
     x->recv = NULL;
     x->recv_size = 0;
+    for (int i = 0; i < x->ctx->size; i++)
+        if (!x->out_placed[i] && !x->out_len[i]) {
+            comm_payload_free(x->out[i]);
+            x->out[i] = NULL;
+            x->out_cap[i] = 0;
+        }
 }
 
 const char *ravel_exchange_backend(const ravel_exchange *x)

@@ -15,6 +15,7 @@ void ravel_engine_options_init(ravel_engine_options *o)
     o->comm_backend = "vendor";
     o->load_balance = 1;
     o->discover_counts = 1;
+    o->pack_into_outboxes = 1;
     o->sub_buckets = 1;
     o->balance_factor = 4.0;
     o->balance_min_tuples = 65536;

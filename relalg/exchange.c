@@ -564,17 +564,67 @@ static void staging_free(uint64_t **p, size_t bytes)
 
 void exchange_plan_free_send(exchange_plan *plan)
 {
+    if (plan->in_outboxes) { /* the run has sent them: the handle's again */
+        budget_note(plan->send_bytes, 0);
+        plan->in_outboxes = 0;
+        return;
+    }
     staging_free(&plan->send, plan->send_bytes);
 }
 
 void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
 {
+    if (plan->in_outboxes)
+        ravel_exchange_discard(e->exchange); /* not to be sent */
     exchange_plan_free_send(plan);
     free(plan->len);
     free(plan->sizes);
     plan->len = plan->off = NULL;
     plan->sizes = NULL;
     outbox_clear(e);
+}
+
+/* Whether the streams go straight into the exchange's outboxes: only
+ * where those are written in place (backend shm), which saves the send
+ * array and the backend's copy out of it, and only when no stream of this
+ * rank needs rounds (exchange_discover sends a slice of each stream a
+ * round; a rank whose streams all fit one round sends nothing in the
+ * others, whatever the other ranks need). */
+static int pack_into_outboxes(const ravel_engine *e, uint64_t max_block)
+{
+    return e->opt.discover_counts && e->opt.pack_into_outboxes &&
+           e->exchange &&
+           ravel_exchange_outboxes_in_place(e->exchange) &&
+           max_block <= e->opt.max_block_elements;
+}
+
+/* Each stream to other ranks written into its outbox, accounted to the
+ * memory budget as the send array would be (the outboxes that find no
+ * room in the shared window are memory of the handle's own). */
+static int write_outboxes(ravel_engine *e, exchange_plan *plan)
+{
+    if (budget_check(0, plan->send_bytes) != MPI_SUCCESS) {
+        char copy[1024];
+        snprintf(copy, sizeof copy, "%s", ravel_error_message());
+        return ravel_error_set(MPI_ERR_NO_MEM, "the exchange's outboxes "
+                               "(every tuple this rank sends): %s", copy);
+    }
+    budget_note(0, plan->send_bytes);
+    plan->in_outboxes = 1;
+    for (int i = 0; i < e->size; i++) {
+        if (i == e->rank || plan->len[i] == 0)
+            continue;
+        uint64_t *out = ravel_exchange_outbox(
+            e->exchange, i, (size_t)plan->len[i] * sizeof *out);
+        if (!out) {
+            char copy[1024];
+            snprintf(copy, sizeof copy, "%s", ravel_error_message());
+            return ravel_error_set(MPI_ERR_NO_MEM, "the exchange's outbox "
+                                   "for rank %d: %s", i, copy);
+        }
+        exchange_write_stream(e, i, out);
+    }
+    return MPI_SUCCESS;
 }
 
 int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
@@ -621,11 +671,17 @@ int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
      * cleanly, and packing frees the outbox buffer by buffer, so the
      * receive array taken next does not come on top of the outbox too. */
     plan->send_bytes = (size_t)total * sizeof *plan->send + 1;
-    if (!local_error)
-        local_error = staging_alloc(&plan->send, plan->send_bytes, "send");
-    for (int i = 0; i < P && !local_error; i++)
-        if (i != e->rank)
-            exchange_write_stream(e, i, plan->send + plan->off[i]);
+    if (!local_error && total &&
+        pack_into_outboxes(e, a[AGREE_MAX_BLOCK])) {
+        local_error = write_outboxes(e, plan);
+    } else {
+        if (!local_error)
+            local_error = staging_alloc(&plan->send, plan->send_bytes,
+                                        "send");
+        for (int i = 0; i < P && !local_error; i++)
+            if (i != e->rank)
+                exchange_write_stream(e, i, plan->send + plan->off[i]);
+    }
     if (local_error) {
         exchange_plan_discard(e, plan);
         memset(plan->agree, 0, sizeof plan->agree);

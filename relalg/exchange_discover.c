@@ -8,7 +8,10 @@
  * the others.  Arrivals are views into the exchange's inbox, copied once
  * into their relations (where exchange.c adopts its receive array for the
  * largest slot and moves its tuples down inside it: the same one copy of
- * every tuple). */
+ * every tuple).  With backend shm the streams were packed straight into
+ * the exchange's outboxes, in this rank's segment of the node's shared
+ * window (exchange.c, pack_into_outboxes): the receivers read them where
+ * the packing wrote them, and no send array is taken. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
@@ -88,19 +91,22 @@ static int unpack_views(ravel_engine *e, const uint64_t *const *view,
 }
 
 /* One round: every block's words [from, from + cap) through the exchange;
- * with several rounds the arrivals are gathered per source in acc[]. */
+ * with several rounds the arrivals are gathered per source in acc[].
+ * Streams in the outboxes (send NULL) fit one round: the first sends them,
+ * the others, with the outboxes empty, nothing. */
 static int run_round(ravel_engine *e, const uint64_t *send,
                      const uint64_t *slen, const uint64_t *soff,
                      uint64_t from, uint64_t cap, size_t *bytes,
                      size_t *offsets)
 {
-    for (int i = 0; i < e->size; i++) {
+    for (int i = 0; send && i < e->size; i++) {
         uint64_t n = i == e->rank || slen[i] <= from ? 0 : slen[i] - from;
         n = n < cap ? n : cap;
         bytes[i] = (size_t)n * sizeof *send;
         offsets[i] = (size_t)(soff[i] + from) * sizeof *send;
     }
-    int err = ravel_exchange_send(e->exchange, send, bytes, offsets);
+    int err = send ? ravel_exchange_send(e->exchange, send, bytes, offsets)
+                   : MPI_SUCCESS;
     if (err == MPI_SUCCESS && e->backend_is_auto)
         err = ravel_comm_hint_stats(e->comm, &e->call_stats);
     if (err == MPI_SUCCESS)

@@ -591,6 +591,8 @@ enum { AGREE_MAXIMA = AGREE_MAX_NONEMPTY + 1 };
 typedef struct {
     uint64_t *send;               /* the streams to other ranks */
     size_t send_bytes;            /* as the memory budget knows it */
+    int in_outboxes;              /* the streams are in e->exchange's
+                                     outboxes instead (send is NULL) */
     uint64_t *len, *off;          /* [P] each: a stream's words, offset */
     size_t *sizes;                /* [2P] scratch taken ahead: past the
                                      agreement no rank may stop */

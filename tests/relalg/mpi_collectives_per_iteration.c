@@ -154,14 +154,7 @@ static void run(const char *backend, int discover, int balance)
     CHECK(ravel_relation_declare(e, "path", 2, 1, &path));
     for (uint64_t i = (uint64_t)rank; i + 1 < CHAIN; i += (uint64_t)P)
         CHECK(ravel_insert(e, edge, (const uint64_t[]){i, i + 1}, 1));
-    /* path is kept as (to, from), keyed on to: path(z, x) :- path(y, x),
-     * edge(y, z). */
-    ravel_term base[2] = {ravel_col(0, 1), ravel_col(0, 0)};
-    ravel_term step[2] = {ravel_col(1, 1), ravel_col(0, 1)};
-    ravel_body ed = {edge, RAVEL_DELTA}, ef = {edge, RAVEL_FULL};
-    ravel_body pd = {path, RAVEL_DELTA};
-    CHECK(ravel_rule_copy(e, path, ed, base, 0, NULL));
-    CHECK(ravel_rule_join(e, path, pd, ef, step, 0, NULL));
+    declare_closure_rules(e, edge, path);
     ravel_engine_set_iteration_hook(e, hook, NULL);
     CHECK(ravel_run(e));
     uint64_t got;

@@ -140,28 +140,6 @@ static void hook(const ravel_iteration_record *rec, void *arg)
 
 enum { V = 300, E = 420 };
 
-static uint64_t bfs_closure(const uint64_t (*edges)[2])
-{
-    static unsigned char seen[V];
-    static int queue[V];
-    uint64_t total = 0;
-    for (int s = 0; s < V; s++) {
-        memset(seen, 0, sizeof seen);
-        int head = 0, tail = 0;
-        queue[tail++] = s;
-        while (head < tail) {
-            int u = queue[head++];
-            for (int k = 0; k < E; k++)
-                if ((int)edges[k][0] == u && !seen[edges[k][1]]) {
-                    seen[edges[k][1]] = 1;
-                    queue[tail++] = (int)edges[k][1];
-                    total++;
-                }
-        }
-    }
-    return total;
-}
-
 static void check_csv(const char *path, const ravel_engine *e)
 {
     size_t n;
@@ -202,15 +180,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     static uint64_t edges[E][2];
-    uint64_t x = 88172645463325252ull;
-    for (int k = 0; k < E; k++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        edges[k][0] = (x >> 3) % V;
-        edges[k][1] = (x >> 29) % V;
-    }
-    uint64_t want = bfs_closure((const uint64_t(*)[2])edges);
+    random_edges(edges, E, V, 88172645463325252ull);
+    uint64_t want = bfs_closure_size((const uint64_t(*)[2])edges, E, V);
     const char *backends[] = {"vendor", "spread-out", "auto"};
     char csv[64];
     snprintf(csv, sizeof csv, "relalg_log_bytes.%d.csv", P);
@@ -233,12 +204,7 @@ int main(int argc, char **argv)
         CHECK(ravel_relation_declare(e, "path", 2, 1, &path));
         for (int k = rank; k < E; k += P)
             CHECK(ravel_insert(e, edge, edges[k], 1));
-        ravel_term base[2] = {ravel_col(0, 1), ravel_col(0, 0)};
-        ravel_term step[2] = {ravel_col(1, 1), ravel_col(0, 1)};
-        ravel_body ed = {edge, RAVEL_DELTA}, ef = {edge, RAVEL_FULL};
-        ravel_body pd = {path, RAVEL_DELTA};
-        CHECK(ravel_rule_copy(e, path, ed, base, 0, NULL));
-        CHECK(ravel_rule_join(e, path, pd, ef, step, 0, NULL));
+        declare_closure_rules(e, edge, path);
         CHECK(ravel_flush(e));
         ravel_engine_set_iteration_hook(e, hook, NULL);
         ravel_comm_stats_reset();

@@ -3,10 +3,13 @@
 #define RAVEL_RELALG_TEST_UTIL_H
 
 #include "ravel/error.h"
+#include "ravel/relalg.h"
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A call that must succeed for the test to go on: on failure, say where and
  * why, and stop every rank. */
@@ -47,6 +50,61 @@ static inline void *gather_at_root(const void *data, int count,
     free(counts);
     free(displs);
     return all;
+}
+
+/* ne random edges among vertices 0 .. nv-1 (a xorshift from seed, the
+ * same on every rank). */
+static inline void random_edges(uint64_t (*edges)[2], int ne, int nv,
+                                uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int k = 0; k < ne; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        edges[k][0] = (x >> 3) % (uint64_t)nv;
+        edges[k][1] = (x >> 29) % (uint64_t)nv;
+    }
+}
+
+/* The size of the transitive closure of those edges, by a breadth-first
+ * search from every vertex: the engine's oracle, written apart from it. */
+static inline uint64_t bfs_closure_size(const uint64_t (*edges)[2], int ne,
+                                        int nv)
+{
+    unsigned char *seen = malloc((size_t)nv);
+    int *queue = malloc((size_t)nv * sizeof *queue);
+    uint64_t total = 0;
+    for (int s = 0; seen && queue && s < nv; s++) {
+        memset(seen, 0, (size_t)nv);
+        int head = 0, tail = 0;
+        queue[tail++] = s;
+        while (head < tail) {
+            int u = queue[head++];
+            for (int k = 0; k < ne; k++)
+                if ((int)edges[k][0] == u && !seen[edges[k][1]]) {
+                    seen[edges[k][1]] = 1;
+                    queue[tail++] = (int)edges[k][1];
+                    total++;
+                }
+        }
+    }
+    free(seen);
+    free(queue);
+    return total;
+}
+
+/* The closure's two rules, path kept as (to, from) and keyed on to:
+ * path(y, x) :- edge(x, y).  path(z, x) :- path(y, x), edge(y, z). */
+static inline void declare_closure_rules(ravel_engine *e, ravel_rel edge,
+                                         ravel_rel path)
+{
+    ravel_term base[2] = {ravel_col(0, 1), ravel_col(0, 0)};
+    ravel_term step[2] = {ravel_col(1, 1), ravel_col(0, 1)};
+    ravel_body ed = {edge, RAVEL_DELTA}, ef = {edge, RAVEL_FULL};
+    ravel_body pd = {path, RAVEL_DELTA};
+    CHECK(ravel_rule_copy(e, path, ed, base, 0, NULL));
+    CHECK(ravel_rule_join(e, path, pd, ef, step, 0, NULL));
 }
 
 #endif

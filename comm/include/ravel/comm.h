@@ -154,6 +154,16 @@ void ravel_exchange_free(ravel_exchange *x);
  * written. */
 void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes);
 
+/* Whether this handle's outboxes are written in place (backend shm on a
+ * communicator of more than one rank): filling them then saves the copy
+ * that a send buffer costs (ravel_exchange_send), where with any other
+ * backend the outboxes cost as much or one copy more (packed into one
+ * send buffer for a backend of MPI_Alltoallv's signature). */
+int ravel_exchange_outboxes_in_place(const ravel_exchange *x);
+
+/* Empties the outboxes without a run: what they hold is not sent. */
+void ravel_exchange_discard(ravel_exchange *x);
+
 /* Instead of outboxes: for the next run only, rank i's block is the
  * bytes[i] bytes at buf + offsets[i] (read in place, not copied, so it
  * must stay untouched until the run returns).  Discards the outboxes. */
@@ -184,8 +194,9 @@ const void *ravel_exchange_inbox(const ravel_exchange *x, int src,
  * out of the views.  Lets a caller adopt what arrived without a copy. */
 void *ravel_exchange_take_inbox(ravel_exchange *x, size_t *bytes);
 
-/* Ends the last run's views and frees the memory behind them now (else it
- * is kept for the next run). */
+/* Ends the last run's views and frees the memory behind them now, and
+ * the outboxes' memory of the handle's own (else both are kept for the
+ * next run). */
 void ravel_exchange_release(ravel_exchange *x);
 
 /* The backend that moved the data in the last run (auto's choice). */

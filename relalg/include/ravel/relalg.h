@@ -121,6 +121,13 @@ typedef struct {
                                  MPI_Alltoallv.  Either way the call's
                                  statistics are agreed in the previous
                                  iteration's allreduce */
+    int pack_into_outboxes;   /* with discover_counts and a backend whose
+                                 outboxes are written in place (shm): 1
+                                 packs the streams straight into them, so
+                                 the backend copies nothing (default); 0
+                                 packs them into a send array of the
+                                 engine's, which the backend copies from
+                                 (kept for comparison) */
     const char *resume_dir;   /* the next ravel_run continues from the
                                  newest complete snapshot in this folder
                                  (on any number of ranks) instead of from
