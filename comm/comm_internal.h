@@ -209,6 +209,10 @@ typedef int (*comm_evacuate_fn)(void *owner);
 char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
                     size_t bytes);
 void comm_shm_unplace(comm_context *ctx, const void *owner);
+/* Whether rooms of bytes[0 .. n-1] (in that order) would all be handed
+ * out to `owner` now, without the window growing. */
+int comm_shm_rooms_fit(comm_context *ctx, const void *owner,
+                       const size_t *bytes, int n);
 
 /* The discovering kernel of backend `name` (and its parameter), or NULL
  * when the backend needs receive counts in advance (registry.c). */

@@ -252,15 +252,19 @@ static size_t next_capacity(size_t cap, size_t need)
  * copied there; 0 when there is none.  Its first room of a run holds what
  * it sent in the last run and an eighth more (an iterated exchange sends
  * much the same), later ones double. */
+static size_t first_room(const ravel_exchange *x, int dest, size_t need)
+{
+    size_t last = x->send_bytes[dest];
+    size_t cap = last + last / 8 > last ? last + last / 8 : last;
+    cap = cap > need ? cap : need;
+    return cap > 256 ? cap : 256;
+}
+
 static int place_outbox(ravel_exchange *x, int dest, size_t need)
 {
-    size_t cap = next_capacity(x->out_cap[dest], need);
-    if (!x->out_placed[dest]) {
-        size_t last = x->send_bytes[dest];
-        cap = last + last / 8 > last ? last + last / 8 : last;
-        cap = cap > need ? cap : need;
-        cap = cap > 256 ? cap : 256;
-    }
+    size_t cap = x->out_placed[dest]
+                     ? next_capacity(x->out_cap[dest], need)
+                     : first_room(x, dest, need);
     char *room = comm_shm_room(x->ctx, x, evacuate_outboxes, cap);
     if (!room)
         return 0;
@@ -327,9 +331,24 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
     return at;
 }
 
-int ravel_exchange_outboxes_in_place(const ravel_exchange *x)
+int ravel_exchange_outboxes_fit(ravel_exchange *x, const size_t bytes[])
 {
-    return x->placeable && x->ctx->size > 1;
+    const int P = x->ctx->size;
+    if (!x->placeable || x->place_off || P == 1)
+        return 0;
+    size_t *room = malloc((size_t)P * sizeof *room);
+    if (!room)
+        return 0;
+    int n = 0, fit = 1;
+    for (int i = 0; i < P; i++) {
+        if (x->out_placed[i] || x->out_len[i])
+            fit = 0; /* outboxes of this run already: not a fresh start */
+        if (bytes[i])
+            room[n++] = first_room(x, i, bytes[i]);
+    }
+    fit = fit && comm_shm_rooms_fit(x->ctx, x, room, n);
+    free(room);
+    return fit;
 }
 
 void ravel_exchange_discard(ravel_exchange *x)

@@ -586,16 +586,27 @@ void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
 
 /* Whether the streams go straight into the exchange's outboxes: only
  * where those are written in place (backend shm), which saves the send
- * array and the backend's copy out of it, and only when no stream of this
- * rank needs rounds (exchange_discover sends a slice of each stream a
- * round; a rank whose streams all fit one round sends nothing in the
- * others, whatever the other ranks need). */
-static int pack_into_outboxes(const ravel_engine *e, uint64_t max_block)
+ * array and the backend's copy out of it, and only while they fit the
+ * shared window as it is.  Outboxes that do not fit would make the window
+ * grow for them, up to halves of 16 MiB a rank (ravel_comm_shm_outboxes),
+ * shared memory that every rank touching a peer's segment counts: TC of
+ * p2p-Gnutella04 at 2 ranks took 333 MiB instead of 283, and 1.06 of the
+ * time, its large iterations' outboxes going through the handle's memory
+ * anyway (bench/results/shm/README.md, "The engine's streams in the
+ * outboxes").  Also never when a stream needs rounds (exchange_discover
+ * sends a slice of each stream a round; a rank whose streams all fit one
+ * round sends them in the first and nothing after, whatever the others
+ * need; a stream that fits the window is far below the round limit). */
+static int pack_into_outboxes(ravel_engine *e, const exchange_plan *plan)
 {
-    return e->opt.discover_counts && e->opt.pack_into_outboxes &&
-           e->exchange &&
-           ravel_exchange_outboxes_in_place(e->exchange) &&
-           max_block <= e->opt.max_block_elements;
+    if (!e->opt.discover_counts || !e->opt.pack_into_outboxes ||
+        !e->exchange || plan->agree[AGREE_MAX_BLOCK] >
+                            e->opt.max_block_elements)
+        return 0;
+    size_t *bytes = plan->sizes; /* scratch until the exchange */
+    for (int i = 0; i < e->size; i++)
+        bytes[i] = (size_t)plan->len[i] * sizeof *plan->send;
+    return ravel_exchange_outboxes_fit(e->exchange, bytes);
 }
 
 /* Each stream to other ranks written into its outbox, accounted to the
@@ -671,8 +682,7 @@ int exchange_pack(ravel_engine *e, int local_error, exchange_plan *plan)
      * cleanly, and packing frees the outbox buffer by buffer, so the
      * receive array taken next does not come on top of the outbox too. */
     plan->send_bytes = (size_t)total * sizeof *plan->send + 1;
-    if (!local_error && total &&
-        pack_into_outboxes(e, a[AGREE_MAX_BLOCK])) {
+    if (!local_error && total && pack_into_outboxes(e, plan)) {
         local_error = write_outboxes(e, plan);
     } else {
         if (!local_error)

@@ -10,7 +10,8 @@
 #                      MANIFEST.tsv (0-based files read with
 #                      --indices=zero-tolerant, from datasets/manifest.tsv)
 #         kcfa:N:K:RANKS  ravel-kcfa on the generated program of size N
-# Environment: RUNS (default 3).
+# Environment: RUNS (default 3), ARGS (more arguments for every run, as
+# --comm=shm; split at spaces).
 #
 # Wall seconds around mpiexec (its start-up included); exchange and compute
 # seconds and the ranks' summed peak memory from --json (ravel-kcfa reports
@@ -19,7 +20,7 @@
 # both builds (tests/kcfa checks it against a reference), or the script
 # stops.
 set -euo pipefail
-[[ $# -ge 3 ]] || { sed -n '8,13p' "$0" >&2; exit 2; }
+[[ $# -ge 3 ]] || { sed -n '8,14p' "$0" >&2; exit 2; }
 before=$1 after=$2
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,7 +64,8 @@ for spec in "$@"; do
       [[ $which == after ]] && build=$after
       load=$(cut -d' ' -f1 /proc/loadavg)
       start=$EPOCHREALTIME
-      mpiexec -n "$ranks" "$build/apps/$app" --quiet --json "${args[@]}" \
+      # shellcheck disable=SC2086 # ARGS: words, split on purpose
+      mpiexec -n "$ranks" "$build/apps/$app" --quiet --json "${args[@]}" ${ARGS:-} \
         >"$work/out.json" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
       end=$EPOCHREALTIME
       line=$(python3 - "$work/out.json" "$name" "$ranks" "$which" "$run" "$start" "$end" \

@@ -138,6 +138,13 @@ void comm_shm_unplace(comm_context *ctx, const void *owner)
     (void)ctx, (void)owner;
 }
 
+int comm_shm_rooms_fit(comm_context *ctx, const void *owner,
+                       const size_t *bytes, int n)
+{
+    (void)ctx, (void)owner, (void)bytes, (void)n;
+    return 0;
+}
+
 int comm_shm_kernel(const comm_exchange *x)
 {
     (void)x;
@@ -306,6 +313,24 @@ char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
     shm->evacuate = evacuate;
     shm->placed = at + bytes;
     return half_of(shm, ctx->rank) + shm->header + at;
+}
+
+int comm_shm_rooms_fit(comm_context *ctx, const void *owner,
+                       const size_t *bytes, int n)
+{
+    comm_shm *shm = ctx->shm;
+    if (ctx->size == 1 || ctx->node_ranks < ctx->size || !shm ||
+        shm->win == MPI_WIN_NULL || (shm->placer && shm->placer != owner))
+        return 0;
+    size_t at = shm->placer ? shm->placed : 0;
+    size_t room = shm->half - shm->header;
+    for (int i = 0; i < n; i++) { /* as comm_shm_room hands them out */
+        at = align_up(at, HEADER_ALIGN);
+        if (at > room || bytes[i] > room - at)
+            return 0;
+        at += bytes[i];
+    }
+    return 1;
 }
 
 void comm_shm_unplace(comm_context *ctx, const void *owner)

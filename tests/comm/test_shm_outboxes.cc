@@ -6,7 +6,8 @@
 // copies no byte; every way the placed outboxes can be in the way (another
 // handle's run, an MPI_Alltoallv-form call, a growth of the window, a call
 // in rounds, a send buffer instead) moves them out first and loses
-// nothing; and the call after a failed one still waits for its writers.
+// nothing; the call after a failed one still waits for its writers; and
+// ravel_exchange_outboxes_fit tells truly whether they would go in place.
 // Runs under mpiexec on several P.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -295,6 +296,61 @@ TEST(ShmOutboxes, TheCallAfterAFailedOneWaitsForItsWriters)
         nanosleep(&pause, nullptr);
     }
     run_checked(x, len, 4, "after the failure");
+    ravel_exchange_free(x);
+}
+
+// ravel_exchange_outboxes_fit answers for the window as it is: outboxes it
+// says fit are all written in place (the run copies nothing), ones it says
+// do not are not (the run copies them in); never for another backend, nor
+// for one rank.
+TEST(ShmOutboxes, FitSaysWhetherTheyGoInPlaceWithoutGrowing)
+{
+    fresh_comm c;
+    ravel_exchange *x = nullptr, *v = nullptr;
+    ASSERT_EQ(ravel_exchange_create(c.comm, "shm", &x), MPI_SUCCESS);
+    ASSERT_EQ(ravel_exchange_create(c.comm, "vendor", &v), MPI_SUCCESS);
+    // Each rank's outboxes, one call each, in rank order (as the engine).
+    auto run_sized = [&](size_t each, uint64_t seed, const std::string &what,
+                         int fits) {
+        lengths len = [=](int src, int dst) {
+            return src == dst ? 0 : each + (size_t)src;
+        };
+        std::vector<size_t> bytes(size_);
+        for (int d = 0; d < size_; d++)
+            bytes[d] = len(rank_, d);
+        EXPECT_EQ(ravel_exchange_outboxes_fit(v, bytes.data()), 0) << what;
+        int fit = ravel_exchange_outboxes_fit(x, bytes.data());
+        if (fits >= 0) {
+            EXPECT_EQ(fit, size_ == 1 ? 0 : fits) << what;
+        }
+        for (int d = 0; d < size_; d++) {
+            if (!bytes[d])
+                continue;
+            auto *p = static_cast<unsigned char *>(
+                ravel_exchange_outbox(x, d, bytes[d]));
+            ASSERT_NE(p, nullptr) << ravel_error_message();
+            for (size_t i = 0; i < bytes[d]; i++)
+                p[i] = byte_of(seed, rank_, d, i);
+        }
+        ravel_comm_stats_reset();
+        ASSERT_EQ(ravel_exchange_run(x), MPI_SUCCESS)
+            << what << ": " << ravel_error_message();
+        uint64_t copied = ravel_comm_stats_get().copied;
+        check(x, len, seed, what);
+        if (size_ > 1 && fit) {
+            EXPECT_EQ(copied, 0u) << what << ": said to fit, copied";
+        }
+        if (size_ > 1 && !fit) {
+            EXPECT_GT(copied, 0u) << what << ": said not to fit, in place";
+        }
+    };
+    run_sized(100, 51, "before the window exists", 0);
+    run_sized(100, 52, "small", 1);
+    run_sized(100, 53, "small again", 1);
+    // More than any half the window has without growing for outboxes.
+    run_sized(ravel_comm_shm_chunk() + 4096, 54, "past the chunk", 0);
+    run_sized(100, 55, "small after", -1);
+    ravel_exchange_free(v);
     ravel_exchange_free(x);
 }
 

@@ -154,12 +154,17 @@ void ravel_exchange_free(ravel_exchange *x);
  * written. */
 void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes);
 
-/* Whether this handle's outboxes are written in place (backend shm on a
- * communicator of more than one rank): filling them then saves the copy
- * that a send buffer costs (ravel_exchange_send), where with any other
- * backend the outboxes cost as much or one copy more (packed into one
- * send buffer for a backend of MPI_Alltoallv's signature). */
-int ravel_exchange_outboxes_in_place(const ravel_exchange *x);
+/* Whether outboxes of bytes[i] bytes for each rank i, asked for in rank
+ * order (each in one ravel_exchange_outbox call, the first of this run),
+ * would all be written in place now: backend shm on more than one rank,
+ * in the window as it is.  Filling them then saves the copy a send buffer
+ * costs (ravel_exchange_send); where they would not fit, the handle's own
+ * memory holds them and the window grows for the next run (up to
+ * ravel_comm_shm_outboxes), and with any other backend outboxes cost as
+ * much as a send buffer or one copy more (packed into one for a backend
+ * of MPI_Alltoallv's signature).  A caller that sends from outboxes only
+ * when this says so never makes the window grow for them. */
+int ravel_exchange_outboxes_fit(ravel_exchange *x, const size_t bytes[]);
 
 /* Empties the outboxes without a run: what they hold is not sent. */
 void ravel_exchange_discard(ravel_exchange *x);
