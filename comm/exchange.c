@@ -248,10 +248,9 @@ static size_t next_capacity(size_t cap, size_t need)
     return cap;
 }
 
-/* Room in the window for dest's outbox of `need` bytes, its bytes so far
- * copied there; 0 when there is none.  Its first room of a run holds what
- * it sent in the last run and an eighth more (an iterated exchange sends
- * much the same), later ones double. */
+/* The first room of a run for dest's outbox of `need` bytes: what it sent
+ * in the last run and an eighth more (an iterated exchange sends much the
+ * same), or need, and at least 256 bytes. */
 static size_t first_room(const ravel_exchange *x, int dest, size_t need)
 {
     size_t last = x->send_bytes[dest];
@@ -260,6 +259,9 @@ static size_t first_room(const ravel_exchange *x, int dest, size_t need)
     return cap > 256 ? cap : 256;
 }
 
+/* Room in the window for dest's outbox of `need` bytes, its bytes so far
+ * copied there; 0 when there is none.  Its first room of a run is
+ * first_room, later ones double. */
 static int place_outbox(ravel_exchange *x, int dest, size_t need)
 {
     size_t cap = x->out_placed[dest]
