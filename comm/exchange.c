@@ -333,7 +333,8 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes)
     return at;
 }
 
-int ravel_exchange_outboxes_fit(ravel_exchange *x, const size_t bytes[])
+int ravel_exchange_outboxes_fit(const ravel_exchange *x,
+                                const size_t bytes[])
 {
     const int P = x->ctx->size;
     if (!x->placeable || x->place_off || P == 1)

@@ -597,7 +597,8 @@ void exchange_plan_discard(ravel_engine *e, exchange_plan *plan)
  * sends a slice of each stream a round; a rank whose streams all fit one
  * round sends them in the first and nothing after, whatever the others
  * need; a stream that fits the window is far below the round limit). */
-static int pack_into_outboxes(ravel_engine *e, const exchange_plan *plan)
+static int pack_into_outboxes(const ravel_engine *e,
+                              const exchange_plan *plan)
 {
     if (!e->opt.discover_counts || !e->opt.pack_into_outboxes ||
         !e->exchange || plan->agree[AGREE_MAX_BLOCK] >

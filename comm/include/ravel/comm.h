@@ -164,7 +164,8 @@ void *ravel_exchange_outbox(ravel_exchange *x, int dest, size_t bytes);
  * much as a send buffer or one copy more (packed into one for a backend
  * of MPI_Alltoallv's signature).  A caller that sends from outboxes only
  * when this says so never makes the window grow for them. */
-int ravel_exchange_outboxes_fit(ravel_exchange *x, const size_t bytes[]);
+int ravel_exchange_outboxes_fit(const ravel_exchange *x,
+                                const size_t bytes[]);
 
 /* Empties the outboxes without a run: what they hold is not sent. */
 void ravel_exchange_discard(ravel_exchange *x);

@@ -123,7 +123,8 @@ typedef struct {
                                  iteration's allreduce */
     int pack_into_outboxes;   /* with discover_counts and a backend whose
                                  outboxes are written in place (shm): 1
-                                 packs the streams straight into them, so
+                                 packs the streams straight into them
+                                 when they fit its window as it is, so
                                  the backend copies nothing (default); 0
                                  packs them into a send array of the
                                  engine's, which the backend copies from
