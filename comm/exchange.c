@@ -365,9 +365,7 @@ void ravel_exchange_discard(ravel_exchange *x)
 int ravel_exchange_send(ravel_exchange *x, const void *buf,
                         const size_t bytes[], const size_t offsets[])
 {
-    drop_placed(x);
-    for (int i = 0; i < x->ctx->size; i++)
-        x->out_len[i] = 0;
+    ravel_exchange_discard(x);
     x->send_buf = buf ? buf : "";
     x->send_bytes_arg = bytes;
     x->send_off_arg = offsets;
@@ -597,10 +595,7 @@ int ravel_exchange_run(ravel_exchange *x)
         err = kernel ? run_discovering(x, kernel, x->kernel_param)
                      : run_with_counts(x, ravel_alltoallv_lookup(name));
     }
-    drop_placed(x);
-    for (int i = 0; i < P; i++)
-        x->out_len[i] = 0;
-    x->send_buf = NULL;
+    ravel_exchange_discard(x); /* sent: the outboxes start empty again */
     if (err != MPI_SUCCESS)
         return comm_report_error(x->comm, "exchange", err);
     return MPI_SUCCESS;

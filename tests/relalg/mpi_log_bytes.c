@@ -197,15 +197,9 @@ int main(int argc, char **argv)
         o.load_balance = 0;
         o.quiet = 1;
         o.log_path = csv;
-        ravel_engine *e;
-        ravel_rel edge, path;
-        CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
-        CHECK(ravel_relation_declare(e, "edge", 2, 1, &edge));
-        CHECK(ravel_relation_declare(e, "path", 2, 1, &path));
-        for (int k = rank; k < E; k += P)
-            CHECK(ravel_insert(e, edge, edges[k], 1));
-        declare_closure_rules(e, edge, path);
-        CHECK(ravel_flush(e));
+        ravel_rel path;
+        ravel_engine *e =
+            closure_engine(&o, (const uint64_t(*)[2])edges, E, &path);
         ravel_engine_set_iteration_hook(e, hook, NULL);
         ravel_comm_stats_reset();
         CHECK(ravel_run(e));

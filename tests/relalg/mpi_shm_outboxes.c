@@ -65,9 +65,6 @@ static void run_closure(const uint64_t (*edges)[2], uint64_t want,
                         int outboxes, uint64_t max_block_elements,
                         const char *what)
 {
-    int rank, P;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
     ravel_engine_options o;
     ravel_engine_options_init(&o);
     o.comm_backend = "shm";
@@ -76,15 +73,8 @@ static void run_closure(const uint64_t (*edges)[2], uint64_t want,
     o.quiet = 1;
     o.pack_into_outboxes = outboxes;
     o.max_block_elements = max_block_elements;
-    ravel_engine *e;
-    ravel_rel edge, path;
-    CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
-    CHECK(ravel_relation_declare(e, "edge", 2, 1, &edge));
-    CHECK(ravel_relation_declare(e, "path", 2, 1, &path));
-    for (int k = rank; k < E; k += P)
-        CHECK(ravel_insert(e, edge, edges[k], 1));
-    declare_closure_rules(e, edge, path);
-    CHECK(ravel_flush(e));
+    ravel_rel path;
+    ravel_engine *e = closure_engine(&o, edges, E, &path);
     ravel_engine_set_iteration_hook(e, hook, NULL);
     iterations = 0;
     ravel_comm_stats_reset();

@@ -107,4 +107,27 @@ static inline void declare_closure_rules(ravel_engine *e, ravel_rel edge,
     CHECK(ravel_rule_join(e, path, pd, ef, step, 0, NULL));
 }
 
+/* An engine of options o set up for the closure of ne edges: relations
+ * edge and path declared, each rank inserting every P-th edge from its
+ * rank on, the rules declared and the facts flushed; *path for the
+ * result.  Collective. */
+static inline ravel_engine *closure_engine(const ravel_engine_options *o,
+                                           const uint64_t (*edges)[2],
+                                           int ne, ravel_rel *path)
+{
+    int rank, P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    ravel_engine *e;
+    ravel_rel edge;
+    CHECK(ravel_engine_create(MPI_COMM_WORLD, o, &e));
+    CHECK(ravel_relation_declare(e, "edge", 2, 1, &edge));
+    CHECK(ravel_relation_declare(e, "path", 2, 1, path));
+    for (int k = rank; k < ne; k += P)
+        CHECK(ravel_insert(e, edge, edges[k], 1));
+    declare_closure_rules(e, edge, *path);
+    CHECK(ravel_flush(e));
+    return e;
+}
+
 #endif
