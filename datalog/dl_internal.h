@@ -316,6 +316,11 @@ int64_t dl_as_signed(uint64_t bits);
  * it is not such a number, -2 when its magnitude exceeds 64 bits. */
 int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
                          int *negative);
+/* Reads a fact file's field of type t (DL_NUMBER or DL_UNSIGNED) as
+ * Soufflé's CSV reader does, all of s[0..n): numbers in decimal only,
+ * unsigned also as 0x hex or 0b binary; returns as dl_parse_number_text. */
+int dl_parse_fact_number(const char *s, size_t n, dl_type t,
+                         uint64_t *magnitude, int *negative);
 int64_t dl_decode_number(uint64_t stored);
 uint64_t dl_symbol_hash(const char *s, size_t len);
 /* The order of symbols: their bytes compared unsigned, then the shorter

@@ -5,6 +5,7 @@
 #include "dl_run.h"
 
 #include <ravel/error.h>
+#include <ravel/quote.h>
 
 #include <mpi.h>
 #include <stdio.h>
@@ -105,17 +106,27 @@ static int parse_field(dl_run *r, const char *path, dl_pos pos,
     if (t == DL_SYMBOL)
         return add_symbol(r, path, pos, s, n, out);
     uint64_t mag;
-    int neg, rc = dl_parse_number_text(s, n, &mag, &neg);
+    int neg, rc = dl_parse_fact_number(s, n, t, &mag, &neg);
     dl_term term = {.kind = DL_TERM_NUMBER, .pos = pos, .magnitude = mag,
                     .negative = neg};
+    char q[RAVEL_QUOTE_ROOM(40)];
+    /* Program text takes 0x10 as a number, a fact file (as Soufflé's)
+     * does not: the message says so. */
+    size_t k = n > 0 && s[0] == '-';
+    char base = n > k + 1 && s[k] == '0' ? s[k + 1] : 0;
+    int prefixed = t == DL_NUMBER && base && strchr("xXbB", base);
     if (rc)
         return ravel_error_set(MPI_ERR_OTHER,
-                               "%s:%d:%d: '%.*s' is not %s (column %zu, "
+                               "%s:%d:%d: %s is not %s (column %zu, "
                                "'%s', of %s)%s", path, pos.line, pos.col,
-                               (int)(n > 40 ? 40 : n), s,
+                               ravel_quote(s, n, 40, q, sizeof q),
                                t == DL_NUMBER ? "a number" : "an unsigned",
                                col + 1, rel->col_names[col], rel->name,
-                               rc == -2 ? ": it exceeds 64 bits" : "");
+                               rc == -2 ? ": it exceeds 64 bits"
+                               : prefixed ? ": a fact file's numbers are "
+                                            "decimal, as in Soufflé (0x and "
+                                            "0b are for unsigned columns)"
+                                          : "");
     return dl_encode_term(path, &term, t, out);
 }
 
@@ -153,6 +164,11 @@ static int load_file(dl_run *r, int index, const char *fact_dir)
         const char *nl = memchr(line, '\n', len - at);
         size_t n = nl ? (size_t)(nl - line) : len - at;
         at += n + 1;
+        /* A line ending in CR LF (a file written on Windows) ends before
+         * the CR, as Souffle reads it: kept, the CR made "b\r" a symbol
+         * other than "b", and joins lost their tuples without a word. */
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
         int mine = line_index % (size_t)r->nranks == (size_t)r->rank;
         uint64_t *tuple = batch + nbatch * rel->arity;
         size_t col = 0, start = 0;

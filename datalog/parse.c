@@ -6,6 +6,7 @@
 #include "dl_internal.h"
 
 #include <ravel/error.h>
+#include <ravel/quote.h>
 
 #include <mpi.h>
 #include <string.h>
@@ -59,9 +60,15 @@ static int unexpected(parser *ps, const char *expected)
         return dl_error_at(FILE_OF(ps), t->pos,
                            "expected %s, found the string \"%.*s\"", expected,
                            (int)(t->len > 40 ? 40 : t->len), t->text);
-    return dl_error_at(FILE_OF(ps), t->pos, "expected %s, found '%s%.*s'",
-                       expected, t->kind == DL_TOK_DIRECTIVE ? "." : "",
-                       (int)(t->len > 40 ? 40 : t->len), t->text);
+    if (t->kind == DL_TOK_DIRECTIVE)
+        return dl_error_at(FILE_OF(ps), t->pos, "expected %s, found '.%.*s'",
+                           expected, (int)(t->len > 40 ? 40 : t->len),
+                           t->text);
+    /* Escaped: a stray byte (a byte-order mark's first, say) is shown as
+     * \xef, not as half a character. */
+    char q[RAVEL_QUOTE_ROOM(40)];
+    return dl_error_at(FILE_OF(ps), t->pos, "expected %s, found %s", expected,
+                       ravel_quote(t->text, t->len, 40, q, sizeof q));
 }
 
 static int expect(parser *ps, const char *punct)

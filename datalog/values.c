@@ -134,3 +134,49 @@ int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
     *magnitude = v;
     return 0;
 }
+
+/* Soufflé's ReadStreamCSV reads a number field with std::stoll in base 10
+ * and an unsigned one with std::stoull, in base 2 or 16 after a "0b" or
+ * "0x" prefix, else in base 10, refusing a leading '-'; either must use
+ * the whole field.  So a decimal field may start with C's white space and
+ * a '+' (" 7" and "+7" are 7), and 0x10 is no number (ravel read it as 16,
+ * as in program text, where Soufflé's parser does take it). */
+static int is_c_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+           c == '\r';
+}
+
+int dl_parse_fact_number(const char *s, size_t n, dl_type t,
+                         uint64_t *magnitude, int *negative)
+{
+    *negative = 0;
+    if (t == DL_UNSIGNED && n > 2 && s[0] == '0' &&
+        (s[1] == 'x' || s[1] == 'b')) {
+        const char *digits = s[1] == 'x' ? "0123456789abcdefABCDEF" : "01";
+        for (size_t i = 2; i < n; i++)
+            if (!s[i] || !strchr(digits, s[i]))
+                return -1;
+        return dl_parse_number_text(s, n, magnitude, negative);
+    }
+    size_t i = 0;
+    if (t == DL_UNSIGNED && n > 0 && s[0] == '-')
+        return -1;
+    while (i < n && is_c_space(s[i]))
+        i++;
+    if (i < n && (s[i] == '+' || (t == DL_NUMBER && s[i] == '-')))
+        *negative = s[i++] == '-';
+    if (i == n)
+        return -1;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -2;
+        v = v * 10 + d;
+    }
+    *magnitude = v;
+    return 0;
+}

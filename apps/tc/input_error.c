@@ -5,6 +5,7 @@
 
 #include "ravel/comm.h"
 #include "ravel/error.h"
+#include "ravel/quote.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -27,13 +28,11 @@ int ravel_tc_input_error_at(ravel_tc_input_error *err, int code, uint64_t line,
 
 const char *ravel_tc_quote(const char *s, size_t n, char *out, size_t outlen)
 {
-    if (n == 0)
+    if (n == 0) {
         snprintf(out, outlen, "end of line");
-    else if (n <= RAVEL_TC_QUOTE_MAX)
-        snprintf(out, outlen, "'%.*s'", (int)n, s);
-    else
-        snprintf(out, outlen, "'%.*s...'", RAVEL_TC_QUOTE_MAX, s);
-    return out;
+        return out;
+    }
+    return ravel_quote(s, n, RAVEL_TC_QUOTE_MAX, out, outlen);
 }
 
 /* What travels in the broadcast from the rank whose error is reported. */

@@ -8,6 +8,8 @@
 #ifndef RAVEL_TC_INPUT_ERROR_H
 #define RAVEL_TC_INPUT_ERROR_H
 
+#include "ravel/quote.h"
+
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 
 /* Longest piece of input quoted in a message before it is cut with "...". */
 #define RAVEL_TC_QUOTE_MAX 40
+#define RAVEL_TC_QUOTE_ROOM RAVEL_QUOTE_ROOM(RAVEL_TC_QUOTE_MAX)
 
 typedef struct {
     int code;      /* MPI_SUCCESS while no error was found */
@@ -31,7 +34,9 @@ int ravel_tc_input_error_at(ravel_tc_input_error *err, int code, uint64_t line,
     __attribute__((format(printf, 4, 5)));
 
 /* Writes the first n bytes of s into out as 's' (cut to RAVEL_TC_QUOTE_MAX
- * bytes with "..." when longer; "end of line" when empty).  Returns out. */
+ * bytes with "..." when longer; "end of line" when empty), bytes outside
+ * printable ASCII escaped (ravel_quote).  Returns out; out needs
+ * RAVEL_TC_QUOTE_ROOM bytes. */
 const char *ravel_tc_quote(const char *s, size_t n, char *out, size_t outlen);
 
 /* Collective: every rank gets the earliest error of any rank, as the return

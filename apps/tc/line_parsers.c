@@ -106,7 +106,7 @@ static int word_is(field f, const char *word)
 int ravel_tc_parse_banner(const char *text, uint64_t line,
                           ravel_tc_input_error *err, ravel_tc_mm_header *h)
 {
-    char q[RAVEL_TC_QUOTE_MAX + 8];
+    char q[RAVEL_TC_QUOTE_ROOM];
     field f[MAX_FIELDS];
     if (!text) {
         ravel_tc_input_error_at(err, MPI_ERR_OTHER, line,
@@ -186,7 +186,7 @@ static int is_comment(const char *text, const char *marks)
 int ravel_tc_parse_size_line(const char *text, uint64_t line,
                              ravel_tc_input_error *err, ravel_tc_mm_header *h)
 {
-    char q[RAVEL_TC_QUOTE_MAX + 8];
+    char q[RAVEL_TC_QUOTE_ROOM];
     field f[MAX_FIELDS];
     if (!text) {
         ravel_tc_input_error_at(err, MPI_ERR_OTHER, line,
@@ -215,7 +215,7 @@ static int parse_index(field f, const char *what, uint64_t limit,
                        ravel_tc_index_mode indices, uint64_t line,
                        ravel_tc_input_error *err, uint64_t *id)
 {
-    char q[RAVEL_TC_QUOTE_MAX + 8];
+    char q[RAVEL_TC_QUOTE_ROOM];
     uint64_t v = 0;
     uint64_t lowest = indices == RAVEL_TC_INDICES_ZERO_TOLERANT ? 0 : 1;
     int is_number = to_u64(f, &v) == 0;
@@ -246,7 +246,7 @@ int ravel_tc_parse_mm_entry(char *text, uint64_t line,
     static const char *const layout[] = {
         "", "row column", "row column value", "row column value",
         "row column real imaginary"};
-    char q[RAVEL_TC_QUOTE_MAX + 8];
+    char q[RAVEL_TC_QUOTE_ROOM];
     field f[MAX_FIELDS];
     if (is_comment(text, "%"))
         return 0;
@@ -282,7 +282,7 @@ int ravel_tc_parse_edge_line(char *text, uint64_t line,
                              ravel_tc_input_error *err, uint64_t *src,
                              uint64_t *dst)
 {
-    char q[RAVEL_TC_QUOTE_MAX + 8];
+    char q[RAVEL_TC_QUOTE_ROOM];
     field f[MAX_FIELDS];
     if (is_comment(text, "#%"))
         return 0;

@@ -15,6 +15,7 @@
 #include "ravel/json.h"
 #include "ravel/memory.h"
 #include "ravel/options.h"
+#include "ravel/quote.h"
 
 namespace {
 
@@ -112,6 +113,43 @@ TEST(Json, EscapesQuotesBackslashesAndControls)
     fclose(out);
     EXPECT_EQ(std::string(buf, len), "\"a\\\"b\\\\c\\u000ad\\u0001é\"");
     free(buf);
+}
+
+// What an error message shows of a refused input value.
+static std::string quoted(const std::string &s, size_t max, size_t room)
+{
+    std::vector<char> out(room + 1, '#');
+    ravel_quote(s.data(), s.size(), max, out.data(), room);
+    EXPECT_EQ(out[room], '#') << "wrote past the room given";
+    return std::string(out.data());
+}
+
+TEST(Quote, EscapesWhatATerminalWouldNotShow)
+{
+    const size_t big = RAVEL_QUOTE_ROOM(40);
+    EXPECT_EQ(quoted("12x", 40, big), "'12x'");
+    EXPECT_EQ(quoted("", 40, big), "''");
+    EXPECT_EQ(quoted("\xef\xbb\xbf" "1", 40, big), "'\\xef\\xbb\\xbf1'");
+    EXPECT_EQ(quoted("2\r", 40, big), "'2\\r'");
+    EXPECT_EQ(quoted(std::string("a\tb\nc\\d\x01\x7f", 9), 40, big),
+              "'a\\tb\\nc\\\\d\\x01\\x7f'");
+    EXPECT_EQ(quoted(std::string("a\0b", 3), 40, big), "'a\\x00b'");
+}
+
+TEST(Quote, CutsAtMaxAndNeverSplitsAnEscape)
+{
+    EXPECT_EQ(quoted("abcdef", 3, 64), "'abc...'");
+    EXPECT_EQ(quoted("abc", 3, 64), "'abc'");
+    // Every byte escaped (4 characters each) fits the room the macro gives.
+    std::string all(40, '\x80');
+    std::string want = "'";
+    for (int i = 0; i < 40; i++)
+        want += "\\x80";
+    EXPECT_EQ(quoted(all + "z", 40, RAVEL_QUOTE_ROOM(40)), want + "...'");
+    // Too little room: whole escapes only, then the cut mark.
+    EXPECT_EQ(quoted("\x01\x02\x03", 40, 14), "'\\x01\\x02...'");
+    EXPECT_EQ(quoted("abc", 40, 6), "'...'");
+    EXPECT_EQ(quoted("abc", 40, 3), "");
 }
 
 TEST(Hash, IsXxh3OfTheLittleEndianColumnBytes)

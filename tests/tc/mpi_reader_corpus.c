@@ -93,6 +93,12 @@ static const bad_case bad_cases[] = {
     {"edges_negative.txt", "1 2\n-3 4\n", 2,
      "expected a vertex id (an integer in 0..9223372036854775806), found "
      "'-3'"},
+    /* Bytes a terminal does not show are escaped: a byte-order mark once
+     * printed as "found '1'", and a control byte as nothing at all. */
+    {"edges_bom.txt", "\xef\xbb\xbf" "1 2\n2 3\n", 1,
+     "found '\\xef\\xbb\\xbf1'"},
+    {"edges_control.txt", "1 2\n2\x01" "3\n", 2,
+     "found 1 field: '2\\x013'"},
     {"truncated.mtx.gz", NULL, ANY_LINE, "expected the gzip stream to continue, "
                                   "found it truncated"},
     {"long_late_error.mtx", NULL, 4321, "expected a column index in 1..100, "

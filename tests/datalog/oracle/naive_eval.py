@@ -46,7 +46,9 @@ Decisions (each mirrors Souffle's C++ unless said otherwise):
     `.printsize` lines are printed in the order of the directives.
   * Fact files: fields split on the delimiter (tab by default), a trailing
     CR is dropped, numbers are decimal with an optional sign, unsigned are
-    decimal, 0x.. or 0b.., symbols are taken raw. A line with more fields
+    0x.. or 0b.., or decimal with an optional '+' (Souffle's std::stoll and
+    std::stoull: decimal ones may start with white space), symbols are
+    taken raw. A line with more fields
     than the arity is refused (Souffle silently ignores the extra fields).
 Anything outside this subset (floats, records, ADTs, components, functors,
 bitwise operators, `^`, mean, eqrel, choice-domain, the C preprocessor, ...)
@@ -1027,6 +1029,10 @@ class Database:
         return bool(new)
 
 
+# C's isspace, which std::stoll and std::stoull skip before a number.
+SPACE = r"[ \t\n\v\f\r]*"
+
+
 def read_facts(path, rel, delim, loc):
     try:
         data = open(path, "rb").read().decode("utf-8", "surrogateescape")
@@ -1052,11 +1058,15 @@ def read_facts(path, rel, delim, loc):
                 fail(where, "[ or ] in a field with a ',' delimiter (Souffle reads records)")
             if k == "symbol":
                 tup.append(f)
-            elif k == "number" and re.fullmatch(r"[+-]?[0-9]+", f) and MIN64 <= int(f) <= MAX64:
+            elif k == "number" and re.fullmatch(SPACE + r"[+-]?[0-9]+", f) \
+                    and MIN64 <= int(f) <= MAX64:
                 tup.append(int(f))
-            elif k == "unsigned" and re.fullmatch(r"0x[0-9a-fA-F]+|0b[01]+|[0-9]+", f) \
+            elif k == "unsigned" and re.fullmatch(r"0x[0-9a-fA-F]+|0b[01]+", f) \
                     and parse_int(f) < MOD64:
                 tup.append(parse_int(f))
+            elif k == "unsigned" and re.fullmatch(SPACE + r"\+?[0-9]+", f) \
+                    and int(f) < MOD64:
+                tup.append(int(f))
             else:
                 fail(where, "cannot read %r as %s" % (f, k))
         out.add(tuple(tup))
