@@ -105,7 +105,7 @@ static int parse_field(dl_run *r, const char *path, dl_pos pos,
     dl_type t = rel->col_types[col];
     if (t == DL_SYMBOL)
         return add_symbol(r, path, pos, s, n, out);
-    uint64_t mag;
+    uint64_t mag = 0; /* read into the term below even when refused */
     int neg, rc = dl_parse_fact_number(s, n, t, &mag, &neg);
     dl_term term = {.kind = DL_TERM_NUMBER, .pos = pos, .magnitude = mag,
                     .negative = neg};
