@@ -62,6 +62,11 @@
 #   RAVEL_WAIT=block                ravel waits in MPI_Waitall.  Its default
 #       (auto) sees 64 ranks on a 2-core host and polls MPI_Testall, whose
 #       every call SMPI charges simulated time: times become meaningless.
+# Pausing a run (kill -STOP, to measure something else on this machine)
+# leaves its simulated times as they are, but not during its first minute
+# or so at large P: SMPI then copies the program once per rank (sendfile
+# into $TMPDIR), and a signal in the middle of a copy aborts the run with
+# "Error while copying ...: only N bytes copied" (seen at P = 4096).
 set -eu
 if [ $# -lt 4 ]; then
     sed -n '4,14p' "$0" >&2

@@ -13,13 +13,16 @@
 # two-level:inline-bruck; "none" to skip), DIST (default uniform), HOST_LOG
 # (host seconds and peak memory per run).
 #
-# Under SMPI two-level's steps within a node go through spread-out, as
-# messages at the platform's intra-node cost (SimGrid's shared windows are
-# not used by ravel): each rank pays 2 (q - 1) message postings there that
-# shm, on a real node, does not.  Each two-level run has one untimed call
-# first, which makes its node and column communicators (once per
-# communicator, like shm's window); simulated times are deterministic, so
-# one timed call per point.
+# Under SMPI two-level's node steps are what they are on a real node:
+# copies into and out of the node's segments, each charged at the
+# platform's gamma, and one allreduce and one barrier, simulated as
+# messages at its intra-node cost.  (SimGrid's MPI_Win_shared_query gives
+# a rank only its own segment, so the node's ranks learn their segments'
+# addresses by one allgather when the window is made:
+# comm/backends/alltoallv_two_level.c.)  Each two-level run has one
+# untimed call first, which makes its node and column communicators and
+# its window (once per communicator, like shm's); simulated times are
+# deterministic, so one timed call per point.
 set -eu
 if [ $# -lt 2 ]; then
     sed -n '6,14p' "$0" >&2
