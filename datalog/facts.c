@@ -98,6 +98,18 @@ static int insert_inline_facts(dl_run *r)
 
 /* ---- fact files ---------------------------------------------------------------- */
 
+/* Program text takes 0x10 as a number, a fact file (as Soufflé's) does
+ * not: the message for a refused number field that looks so says why. */
+static const char *prefix_hint(const char *s, size_t n, dl_type t)
+{
+    size_t k = n > 0 && s[0] == '-';
+    char base = n > k + 1 && s[k] == '0' ? s[k + 1] : 0;
+    return t == DL_NUMBER && base && strchr("xXbB", base)
+               ? ": a fact file's numbers are decimal, as in Soufflé (0x "
+                 "and 0b are for unsigned columns)"
+               : "";
+}
+
 static int parse_field(dl_run *r, const char *path, dl_pos pos,
                        const dl_relation *rel, size_t col, const char *s,
                        size_t n, uint64_t *out)
@@ -105,17 +117,10 @@ static int parse_field(dl_run *r, const char *path, dl_pos pos,
     dl_type t = rel->col_types[col];
     if (t == DL_SYMBOL)
         return add_symbol(r, path, pos, s, n, out);
-    uint64_t mag = 0; /* read into the term below even when refused */
+    uint64_t mag;
     int neg, rc = dl_parse_fact_number(s, n, t, &mag, &neg);
-    dl_term term = {.kind = DL_TERM_NUMBER, .pos = pos, .magnitude = mag,
-                    .negative = neg};
-    char q[RAVEL_QUOTE_ROOM(40)];
-    /* Program text takes 0x10 as a number, a fact file (as Soufflé's)
-     * does not: the message says so. */
-    size_t k = n > 0 && s[0] == '-';
-    char base = n > k + 1 && s[k] == '0' ? s[k + 1] : 0;
-    int prefixed = t == DL_NUMBER && base && strchr("xXbB", base);
-    if (rc)
+    if (rc) {
+        char q[RAVEL_QUOTE_ROOM(40)];
         return ravel_error_set(MPI_ERR_OTHER,
                                "%s:%d:%d: %s is not %s (column %zu, "
                                "'%s', of %s)%s", path, pos.line, pos.col,
@@ -123,10 +128,10 @@ static int parse_field(dl_run *r, const char *path, dl_pos pos,
                                t == DL_NUMBER ? "a number" : "an unsigned",
                                col + 1, rel->col_names[col], rel->name,
                                rc == -2 ? ": it exceeds 64 bits"
-                               : prefixed ? ": a fact file's numbers are "
-                                            "decimal, as in Soufflé (0x and "
-                                            "0b are for unsigned columns)"
-                                          : "");
+                                        : prefix_hint(s, n, t));
+    }
+    dl_term term = {.kind = DL_TERM_NUMBER, .pos = pos, .magnitude = mag,
+                    .negative = neg};
     return dl_encode_term(path, &term, t, out);
 }
 

@@ -101,22 +101,14 @@ int dl_encode_term(const char *file, const dl_term *t, dl_type type,
     return 0;
 }
 
-int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
-                         int *negative)
+/* The digits s[0..n) in base 2, 10 or 16: 0, -1 when there are none or
+ * one is not a digit of the base, -2 when the value exceeds 64 bits. */
+static int parse_digits(const char *s, size_t n, unsigned base, uint64_t *out)
 {
-    size_t i = 0;
-    unsigned base = 10;
-    *negative = 0;
-    if (n > 0 && s[0] == '-')
-        *negative = 1, i = 1;
-    if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
-        base = 16, i += 2;
-    else if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'b' || s[i + 1] == 'B'))
-        base = 2, i += 2;
-    if (i == n)
+    if (n == 0)
         return -1;
     uint64_t v = 0;
-    for (; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         unsigned d = 99;
         char c = s[i];
         if (c >= '0' && c <= '9')
@@ -131,8 +123,23 @@ int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
             return -2;
         v = v * base + d;
     }
-    *magnitude = v;
+    *out = v;
     return 0;
+}
+
+int dl_parse_number_text(const char *s, size_t n, uint64_t *magnitude,
+                         int *negative)
+{
+    size_t i = 0;
+    unsigned base = 10;
+    *negative = 0;
+    if (n > 0 && s[0] == '-')
+        *negative = 1, i = 1;
+    if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+        base = 16, i += 2;
+    else if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'b' || s[i + 1] == 'B'))
+        base = 2, i += 2;
+    return parse_digits(s + i, n - i, base, magnitude);
 }
 
 /* Soufflé's ReadStreamCSV reads a number field with std::stoll in base 10
@@ -152,31 +159,14 @@ int dl_parse_fact_number(const char *s, size_t n, dl_type t,
 {
     *negative = 0;
     if (t == DL_UNSIGNED && n > 2 && s[0] == '0' &&
-        (s[1] == 'x' || s[1] == 'b')) {
-        const char *digits = s[1] == 'x' ? "0123456789abcdefABCDEF" : "01";
-        for (size_t i = 2; i < n; i++)
-            if (!s[i] || !strchr(digits, s[i]))
-                return -1;
-        return dl_parse_number_text(s, n, magnitude, negative);
-    }
-    size_t i = 0;
+        (s[1] == 'x' || s[1] == 'b'))
+        return parse_digits(s + 2, n - 2, s[1] == 'x' ? 16 : 2, magnitude);
     if (t == DL_UNSIGNED && n > 0 && s[0] == '-')
         return -1;
+    size_t i = 0;
     while (i < n && is_c_space(s[i]))
         i++;
     if (i < n && (s[i] == '+' || (t == DL_NUMBER && s[i] == '-')))
         *negative = s[i++] == '-';
-    if (i == n)
-        return -1;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -2;
-        v = v * 10 + d;
-    }
-    *magnitude = v;
-    return 0;
+    return parse_digits(s + i, n - i, 10, magnitude);
 }
