@@ -3,9 +3,10 @@
 # to ravel-tc's on the smallest shared graph.  Issue 15 asks ravel-tc on 2
 # ranks for at most Soufflé's peak memory on every graph, small ones too;
 # this prints the floor under that: the peak RSS of each rank of a program
-# that only calls MPI_Init, one allreduce and MPI_Finalize (built here
-# with mpicc), then ravel-tc's ranks on GRAPH, then one process that does
-# nothing (`true`, the floor of a single-process engine such as Soufflé).
+# that only calls MPI_Init, one allreduce and MPI_Finalize
+# (bench/peers/mpi_empty.c, built here with mpicc), then ravel-tc's ranks
+# on GRAPH, then one process that does nothing (`true`, the floor of a
+# single-process engine such as Soufflé).
 # Peaks from /usr/bin/time around every rank (%M, KiB).
 #
 # usage: bench/peers/mpi_floor.sh BUILD_DIR [GRAPH]
@@ -13,7 +14,7 @@
 #           default OL.cedge, the smallest closure)
 # Environment: RANKS (default 2).
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '11,14p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '12,15p' "$0" >&2; exit 2; }
 build=$1 graph=${2:-OL.cedge}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ranks=${RANKS:-2}
@@ -24,18 +25,7 @@ graph_args "$top" mpi_floor.sh "$graph" # sets file and flags
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/empty.c" <<'EOF'
-#include <mpi.h>
-int main(int argc, char **argv)
-{
-    int one = 1, sum;
-    MPI_Init(&argc, &argv);
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return sum > 0 ? 0 : 1;
-}
-EOF
-mpicc -O2 "$work/empty.c" -o "$work/empty"
+mpicc -O2 "$top/bench/peers/mpi_empty.c" -o "$work/empty"
 
 # Each rank's peak in KiB, one per line, from /usr/bin/time -o per rank.
 peaks() {

@@ -34,12 +34,12 @@ ranks=${RANKS:-2}
 max_paths=${MAX_PATHS:-100000000}
 tc=$build/apps/tc/ravel-tc
 . "$top/bench/peers/require.sh"
+. "$top/bench/peers/souffle_tc.sh"
 peers_require tc_vs_souffle.sh "$souffle" "$shared" "$tc"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Compiled once: the generated C++ is what Soufflé's users run.
-"$souffle" -o "$work/souffle_tc" "$shared/peers/souffle/tc.dl"
+souffle_tc_compile "$souffle" "$shared" "$work/souffle_tc" # once
 
 mkdir -p "$out"
 csv=$out/tc_vs_souffle.csv
@@ -60,10 +60,8 @@ for graph in "$@"; do
   [[ $base == 0 ]] && flags+=(--indices=zero-tolerant)
   facts=$work/facts
   rm -rf "$facts" "$work/souffle_out"
-  mkdir -p "$facts" "$work/souffle_out"
-  # Entries after the comments and the size line, as tab-separated pairs.
-  awk '/^%/ { next } !seen { seen = 1; next } { print $1 "\t" $2 }' \
-    "$shared/datasets/suitesparse/$file" >"$facts/edge.facts"
+  mkdir -p "$work/souffle_out"
+  souffle_tc_facts "$shared/datasets/suitesparse/$file" "$facts"
   for ((r = 1; r <= runs; r++)); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     "/usr/bin/time" -o "$work/time" -f '%e %M' \
