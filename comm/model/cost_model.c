@@ -230,9 +230,13 @@
  *                   copy pulls another core's lines, dearer than the
  *                   in-cache copies gamma is mostly fitted on (at 2 ranks
  *                   here the model predicts 15 to 60% low), and the
- *                   window's growth in a communicator's first calls (up
- *                   to C, doubling from 64 KiB: a few reallocations,
- *                   once).
+ *                   window's growth in a communicator's first calls
+ *                   (doubling from 64 KiB, to C, or for outboxes written
+ *                   in place to ravel_comm_shm_outboxes, 16 MiB: a few
+ *                   reallocations of fresh shared memory, about 7 ms a
+ *                   MiB on this project's VM, which made auto 1.4 times
+ *                   the fastest fixed backend on ego-Facebook's closure;
+ *                   bench/results/auto/README.md, "ego-Facebook").
  *  two-level:INNER  (estimated from the statistics; the counts above are
  *                   exact) q ranks a node, n =
  *                   ceil(P / q) nodes.  Within the node two
