@@ -77,6 +77,10 @@ typedef struct {
     double chosen_agreement; /* that model's agreement time on comm */
     unsigned chosen_generation; /* comm_model_generation() then */
     int chosen_is_known;  /* chosen_for is known_stats (below) */
+    uint64_t chosen_fresh; /* shm's growth that choice weighed (bytes; 0:
+                              none, and the choice may be reused) */
+    double shm_rent;      /* what declining shm's growth cost so far
+                             (ravel_cost_choose_renting) */
     /* auto's memory of the pattern (alltoallv_auto.c): the statistics of
      * the last call every rank knows them of, the model's choice for them,
      * and how many such calls in a row chose the same. */
@@ -191,6 +195,20 @@ int comm_shm_kernel(const comm_exchange *x);
  * goes in rounds. */
 size_t comm_shm_header(int P);
 size_t comm_shm_limit(int P);
+/* The fresh shared memory shm's window would take if shm ran a call on ctx
+ * whose largest stream (the blocks one rank writes into its half) is
+ * `stream` bytes, counted as the bytes of one half of the grown window
+ * (allocating both halves and writing the call into one cost about one
+ * half's worth of bench/shm/fresh_window.sh's allocate-and-write: 4.1,
+ * 7.7 and 14.9 ms measured for halves of 512 KiB, 1 and 2 MiB, against
+ * 3.5, 7.0 and 14.0 so counted; bench/results/auto/README.md).  0 when
+ * the window holds the call, and for the smallest window a first call
+ * makes (64 KiB halves), which closures of many small exchanges repay
+ * within a few calls (bench/results/shm/README.md, "The first calls")
+ * while the model's predictions of such calls are far too small to weigh
+ * it.  The same on every rank (the window and its asked-for outboxes
+ * are).  What auto's rent-or-buy rule weighs (ravel_cost_choose_renting). */
+uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream);
 
 /* Outboxes written in place (exchange.c, for a handle of backend shm).
  * comm_shm_room hands out `bytes` of room, 64-byte aligned, in this rank's

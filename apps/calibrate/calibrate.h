@@ -59,6 +59,9 @@ int cal_measure_pingpong(MPI_Comm comm, const cal_topology *t,
 int cal_measure_post(MPI_Comm comm, const cal_topology *t,
                      const cal_effort *e, cal_series *s);
 int cal_measure_memcpy(const cal_effort *e, cal_series *s);
+/* Collective on comm: every node's ranks allocate and write shared
+ * windows; rank 0's series is its node's. */
+int cal_measure_fresh(MPI_Comm comm, const cal_effort *e, cal_series *s);
 
 /* The median of v[0..n) (n >= 1); reorders v. */
 double cal_median(double *v, size_t n);

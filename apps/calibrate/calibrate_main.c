@@ -38,6 +38,9 @@ static const char description[] =
     "               rank 1), 1 B to 4 MiB: one-way time = alpha + beta * bytes\n"
     "  o            zero-byte Isend/Irecv batches: CPU seconds per message\n"
     "  gamma        memcpy on rank 0, 4 KiB to 64 MiB: seconds per byte\n"
+    "  fresh        shared windows allocated and first written by every rank\n"
+    "               of rank 0's node, 256 KiB to 4 MiB a rank: seconds per\n"
+    "               byte (what the shm backend's window costs to grow)\n"
     "  ranks_per_node  the largest number of ranks sharing a node\n"
     "With one rank, alpha, beta and o cannot be measured and the built-in\n"
     "defaults are written for them (marked \"measured\": false).  Run it with\n"
@@ -102,7 +105,7 @@ static void check_plausible(const cal_series *pingpong, const cal_series *post,
 /* Rank 0 writes the file from what was measured. */
 static int write_model(const cal_options *o, const cal_topology *t,
                        const cal_series *pingpong, const cal_series *post,
-                       const cal_series *copy)
+                       const cal_series *copy, const cal_series *fresh)
 {
     ravel_cost_params m;
     char host[256] = "unknown", *extra = NULL;
@@ -114,6 +117,7 @@ static int write_model(const cal_options *o, const cal_topology *t,
     if (post->measured)
         m.o = post->slope;
     m.gamma = copy->slope;
+    m.fresh = fresh->slope;
     m.ranks_per_node = t->ranks_per_node;
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "unknown");
@@ -151,7 +155,7 @@ static void print_measurements(const cal_topology *t, const cal_series *pp,
 static int calibrate(const cal_options *o, MPI_Comm comm)
 {
     cal_topology t;
-    cal_series pingpong, post, copy;
+    cal_series pingpong, post, copy, fresh;
     /* Full: 9 trials of 5 ms, about 50 ms per point.  Short trials, many of
      * them: on a shared machine a trial is either clean or hit by a
      * preemption, and the median of many skips the hit ones. */
@@ -182,11 +186,19 @@ static int calibrate(const cal_options *o, MPI_Comm comm)
         err = cal_measure_memcpy(&effort, &copy);
     if (cal_any_failed(err != MPI_SUCCESS, comm))
         return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
+    err = cal_measure_fresh(comm, &effort, &fresh);
+    if (cal_any_failed(err != MPI_SUCCESS, comm))
+        return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
     if (t.rank == 0) {
-        if (!o->quiet)
+        if (!o->quiet) {
             print_measurements(&t, &pingpong, &post, &copy);
+            cal_print_series(stdout, "fresh: a shared window allocated and "
+                             "first written on rank 0's node, slowest rank",
+                             &fresh, "intercept", "fresh");
+        }
         check_plausible(&pingpong, &post, &copy);
-        err = write_model(o, &t, &pingpong, &post, &copy);
+        warn_if_disturbed("fresh", &fresh);
+        err = write_model(o, &t, &pingpong, &post, &copy, &fresh);
         fflush(stdout);
     }
     if (cal_any_failed(err != MPI_SUCCESS, comm))

@@ -46,6 +46,8 @@ void cal_print_params(FILE *out, const ravel_cost_params *m,
     fprintf(out, "%-15s %12.4g  %-6s %s\n", "o", m->o, "s",
             post->measured ? "zero-byte Isend/Irecv batches"
                            : "built-in default (one rank)");
+    fprintf(out, "%-15s %12.4g  %-6s %s\n", "fresh", m->fresh, "s/B",
+            "shared windows allocated and first written");
     fprintf(out, "%-15s %12d  %-6s %d rank%s on %d node%s\n",
             "ranks_per_node", m->ranks_per_node, "", t->size,
             t->size == 1 ? "" : "s", t->nodes, t->nodes == 1 ? "" : "s");

@@ -48,9 +48,14 @@
  * 80 bytes a message in a carrying one.  Inside ravel_exchange_run the
  * choice also counts the count exchange that call makes before a backend
  * that cannot discover its receive counts (ravel_cost_choose_exchange);
- * that path always agrees (or is told).  A call whose statistics and model
- * equal the previous choice's reuses it without evaluating the model
- * again. */
+ * that path always agrees (or is told).  On one node, a call for which
+ * shm's window would have to grow weighs that growth by the rent-or-buy
+ * rule (ravel_cost_choose_renting): another backend until the time lost
+ * against shm adds up to the growth's price, then shm; the fresh bytes
+ * (comm_shm_fresh_bytes) and the rent are the same on every rank, since
+ * the window and the choices are.  A call whose statistics and model
+ * equal the previous choice's (and weighed no growth) reuses it without
+ * evaluating the model again. */
 #include "comm_internal.h"
 
 #include "ravel/error.h"
@@ -85,33 +90,53 @@ static int same_stats(const ravel_call_stats *a, const ravel_call_stats *b)
 static int same_model(const ravel_cost_params *a, const ravel_cost_params *b)
 {
     return a->alpha == b->alpha && a->beta == b->beta &&
-           a->gamma == b->gamma && a->o == b->o &&
+           a->gamma == b->gamma && a->o == b->o && a->fresh == b->fresh &&
            a->ranks_per_node == b->ranks_per_node;
 }
 
 /* Whether the last choice on this communicator was made for these
- * statistics and this model: the same on every rank, since both are. */
+ * statistics and this model, and weighed no growth of shm's window (a
+ * choice that did changes with the rent): the same on every rank, since
+ * all three are. */
 static int same_choice(const comm_context *ctx, const ravel_call_stats *s,
                        const ravel_cost_params *m, int in_exchange)
 {
     return ctx->last_choice >= 0 && ctx->chosen_in_exchange == in_exchange &&
-           same_stats(&ctx->chosen_for, s) && same_model(&ctx->chosen_with, m);
+           ctx->chosen_fresh == 0 && same_stats(&ctx->chosen_for, s) &&
+           same_model(&ctx->chosen_with, m);
 }
 
-/* The registry index of the model's choice for *s. */
-static int model_choice(const ravel_call_stats *s, const ravel_cost_params *m,
-                        int in_exchange, double *predicted)
+/* The fresh bytes shm's window would take for a call of *s (0 where shm
+ * cannot run: it is not weighed there).  In ravel_exchange_run a rank's
+ * own block goes into its half too. */
+static uint64_t shm_fresh(const comm_context *ctx, const ravel_call_stats *s,
+                          int in_exchange)
 {
-    const char *name = in_exchange
-                           ? ravel_cost_choose_exchange(m, s, predicted)
-                           : ravel_cost_choose(m, s, predicted);
+    if (ctx->node_ranks < ctx->size || ctx->size < 2)
+        return 0;
+    uint64_t stream = s->max_send + (in_exchange ? s->max_self : 0);
+    return comm_shm_fresh_bytes(ctx, stream);
+}
+
+/* The registry index of the model's choice for *s, shm's growth of
+ * `fresh` bytes weighed against *rent (which it updates). */
+static int model_choice(const ravel_call_stats *s, const ravel_cost_params *m,
+                        int in_exchange, uint64_t fresh, double *rent,
+                        double *predicted)
+{
+    double after = *rent;
+    const char *name = ravel_cost_choose_renting(m, s, in_exchange, 1, fresh,
+                                                 &after, predicted);
     /* A radix outside the fixed rows joins the table when first looked
      * up, on every rank alike (they choose alike); a table already full
      * of other radices leaves the fixed rows. */
     if (name && !ravel_alltoallv_lookup(name)) {
         ravel_error_clear();
-        name = ravel_cost_choose_fixed(m, s, in_exchange, predicted);
+        after = *rent;
+        name = ravel_cost_choose_renting(m, s, in_exchange, 0, fresh, &after,
+                                         predicted);
     }
+    *rent = after;
     if (!name) /* no finite prediction: cannot happen with a valid model */
         name = ravel_alltoallv_name(0);
     /* The model names its choices from fixed tables: the last few names
@@ -138,8 +163,11 @@ static void choose(comm_context *ctx, const ravel_call_stats *s,
 {
     double predicted;
     int before = ctx->last_choice;
-    ctx->last_choice = model_choice(s, m, in_exchange, &predicted);
+    uint64_t fresh = shm_fresh(ctx, s, in_exchange);
+    ctx->last_choice = model_choice(s, m, in_exchange, fresh, &ctx->shm_rent,
+                                    &predicted);
     ctx->last_predicted = predicted;
+    ctx->chosen_fresh = fresh;
     int same_backend = before == ctx->last_choice && ctx->chosen_fn &&
                        same_model(&ctx->chosen_with, m);
     ctx->chosen_for = *s;
@@ -206,7 +234,7 @@ int comm_auto_decide(comm_context *ctx, const int counts[],
  * every call cost a tenth of that. */
 static void decide_carried(comm_context *ctx)
 {
-    if (ctx->chosen_is_known &&
+    if (ctx->chosen_is_known && ctx->chosen_fresh == 0 &&
         ctx->chosen_generation == comm_model_generation())
         return;
     ravel_cost_params m = loaded_model(ctx);
@@ -223,8 +251,9 @@ static void remember(comm_context *ctx, const ravel_call_stats *s)
     int chosen_for_s = same_stats(&ctx->chosen_for, s);
     if (!chosen_for_s) {
         ravel_cost_params m = loaded_model(ctx);
-        double predicted;
-        choice = model_choice(s, &m, 0, &predicted);
+        double predicted, rent = ctx->shm_rent; /* a look, not a choice */
+        choice = model_choice(s, &m, 0, shm_fresh(ctx, s, 0), &rent,
+                              &predicted);
     }
     ctx->repeats = ctx->known && choice == ctx->known_choice
                        ? ctx->repeats + 1

@@ -126,6 +126,12 @@ size_t comm_shm_limit(int P)
 /* Under SimGrid SMPI: refused (the file's comment says why). */
 void comm_shm_free(comm_context *ctx) { (void)ctx; }
 
+uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream)
+{
+    (void)ctx, (void)stream;
+    return 0; /* no shm: nothing to grow */
+}
+
 char *comm_shm_room(comm_context *ctx, void *owner, comm_evacuate_fn evacuate,
                     size_t bytes)
 {
@@ -509,24 +515,42 @@ static size_t outbox_limit(int P)
  * outboxes' (ravel_comm_shm_outboxes).  Doubling: a run whose exchanges
  * grow reallocates a few times only.  Every rank decides on the same
  * notes. */
-static size_t growth(const comm_context *ctx, const comm_shm *shm,
-                     const shm_note *all)
+static size_t grown_half(size_t now, int P, uint64_t need, uint64_t want)
 {
-    size_t limit = comm_shm_limit(ctx->size);
+    size_t limit = comm_shm_limit(P);
     uint64_t target = 0;
-    if (all->need > shm->half && shm->half < limit)
-        target = all->need;
-    size_t outboxes = outbox_limit(ctx->size);
-    if (all->want > shm->half && shm->half < outboxes) {
+    if (need > now && now < limit)
+        target = need;
+    size_t outboxes = outbox_limit(P);
+    if (want > now && now < outboxes) {
         limit = outboxes;
-        target = all->want > target ? all->want : target;
+        target = want > target ? want : target;
     }
     if (target == 0)
         return 0;
-    size_t half = shm->half ? 2 * shm->half : FIRST_HALF;
+    size_t half = now ? 2 * now : FIRST_HALF;
     while (half < target && half < limit)
         half *= 2;
     return half > limit ? limit : half;
+}
+
+static size_t growth(const comm_context *ctx, const comm_shm *shm,
+                     const shm_note *all)
+{
+    return grown_half(shm->half, ctx->size, all->need, all->want);
+}
+
+uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream)
+{
+    const comm_shm *shm = ctx->shm;
+    const int P = ctx->size;
+    uint64_t need = comm_shm_header(P) + stream;
+    need = need < stream ? UINT64_MAX : need;
+    /* the handle that asked for room asks for it again (outbox_want) */
+    uint64_t want = shm && shm->asked ? outbox_want(shm, shm->asked, stream, P)
+                                      : 0;
+    size_t half = grown_half(shm ? shm->half : 0, P, need, want);
+    return half > FIRST_HALF ? (uint64_t)half : 0;
 }
 
 /* Grows the window to halves of `half` bytes (all ranks call it together,

@@ -229,14 +229,17 @@
  *                   Left out (bench/results/shm/README.md): a reader's
  *                   copy pulls another core's lines, dearer than the
  *                   in-cache copies gamma is mostly fitted on (at 2 ranks
- *                   here the model predicts 15 to 60% low), and the
- *                   window's growth in a communicator's first calls
- *                   (doubling from 64 KiB, to C, or for outboxes written
- *                   in place to ravel_comm_shm_outboxes, 16 MiB: a few
- *                   reallocations of fresh shared memory, about 7 ms a
- *                   MiB on this project's VM, which made auto 1.4 times
- *                   the fastest fixed backend on ego-Facebook's closure;
- *                   bench/results/auto/README.md, "ego-Facebook").
+ *                   here the model predicts 15 to 60% low).  The window's
+ *                   growth (doubling from 64 KiB, to C, or for outboxes
+ *                   written in place to ravel_comm_shm_outboxes, 16 MiB;
+ *                   fresh shared memory, about 7 ms a MiB on this
+ *                   project's VM) is not in these predictions: auto weighs
+ *                   it apart, renting until the calls that declined it
+ *                   add up to its price (ravel_cost_choose_renting, with
+ *                   the fresh bytes comm_shm_fresh_bytes counts); left
+ *                   out, it made auto 1.4 times the fastest fixed backend
+ *                   on ego-Facebook's closure (bench/results/auto/
+ *                   README.md, "ego-Facebook").
  *  two-level:INNER  (estimated from the statistics; the counts above are
  *                   exact) q ranks a node, n =
  *                   ceil(P / q) nodes.  Within the node two
@@ -1323,12 +1326,14 @@ static void consider(const char *name, double t, const char **best,
  * up (the extra radices, two-level), not only its fixed rows. */
 static const char *choose(const ravel_cost_params *m,
                           const ravel_call_stats *s, int in_exchange,
-                          int looked_up, double *predicted)
+                          int looked_up, const char *skip, double *predicted)
 {
     call_model c = model_of(m, s);
     const char *best = NULL;
     double best_time = INFINITY;
     for (size_t i = 0; i < PREDICTORS; i++) {
+        if (predictors[i].name == skip)
+            continue;
         double t = predictors[i].predict(&c);
         if (in_exchange)
             t = row_in_exchange(i, t, &c);
@@ -1353,21 +1358,66 @@ static const char *choose(const ravel_cost_params *m,
 const char *ravel_cost_choose(const ravel_cost_params *m,
                               const ravel_call_stats *s, double *predicted)
 {
-    return choose(m, s, 0, 1, predicted);
+    return choose(m, s, 0, 1, NULL, predicted);
 }
 
 const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
                                        const ravel_call_stats *s,
                                        double *predicted)
 {
-    return choose(m, s, 1, 1, predicted);
+    return choose(m, s, 1, 1, NULL, predicted);
 }
 
 const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
                                     const ravel_call_stats *s,
                                     int in_exchange, double *predicted)
 {
-    return choose(m, s, in_exchange, 0, predicted);
+    return choose(m, s, in_exchange, 0, NULL, predicted);
+}
+
+double ravel_cost_shm_growth(const ravel_cost_params *m, uint64_t fresh_bytes)
+{
+    return m->fresh * (double)fresh_bytes;
+}
+
+/* Why rent or buy: shm's window grows the first time a call needs more
+ * than it holds (doubling from 64 KiB, to 1 MiB halves, to 16 MiB for
+ * outboxes written in place), and fresh shared memory is dear: about 7 ms
+ * a MiB on this project's VM.  Charged in full to the call that grows it,
+ * auto would never take shm for a large call again, though later calls
+ * repay the growth many times over (fe_sphere's 188 iterations); left out,
+ * auto took it on ego-Facebook's closure, whose growths cost 27 ms and
+ * whose 17 iterations saved 2 to 3 (bench/results/auto/README.md,
+ * "ego-Facebook").  A choice per call cannot know how many calls follow;
+ * renting until the rent paid equals the price is the classic answer,
+ * within twice the cost of the best choice in hindsight. */
+const char *ravel_cost_choose_renting(const ravel_cost_params *m,
+                                      const ravel_call_stats *s,
+                                      int in_exchange, int looked_up,
+                                      uint64_t fresh_bytes, double *rent,
+                                      double *predicted)
+{
+    double t;
+    const char *best = choose(m, s, in_exchange, looked_up, NULL, &t);
+    if (!best || fresh_bytes == 0 || strcmp(best, "shm") != 0) {
+        if (predicted)
+            *predicted = t;
+        return best;
+    }
+    double growth = ravel_cost_shm_growth(m, fresh_bytes), other_time;
+    const char *other =
+        choose(m, s, in_exchange, looked_up, best, &other_time);
+    double loss = other_time - t; /* what declining the growth costs now */
+    if (!other || *rent + loss >= growth) {
+        *rent = 0.0;
+        if (predicted)
+            *predicted = t + growth;
+        return best;
+    }
+    *rent += loss;
+    if (predicted)
+        *predicted = other_time;
+    return other;
 }
 
 /* Rough figures of one multi-core node, for runs without a model file.
@@ -1378,11 +1428,20 @@ const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
  * errs on the slow side.  gamma: 1e-10 s/B (10 GB/s) lies between the
  * fits, which in-cache copies dominate (about 1e-11), and the 3 to 13 GB/s
  * of 64 MiB copies. */
+/* fresh: this project's VM, 2 ranks (bench/shm/fresh_window.sh,
+ * bench/results/shm/fresh_window_2026-11-29.txt): MPI_Win_allocate_shared
+ * 2.1 to 2.2 ms a MiB a rank and the first write 4.9 ms a MiB (17 to 19 us
+ * a 4 KiB page; the second write 0.03 ms), so 7 ms a MiB.  A machine whose
+ * page faults cost less (no hypervisor in between) measures far less with
+ * ravel-calibrate. */
+#define FRESH_DEFAULT 6.7e-9
+
 void ravel_cost_params_default(ravel_cost_params *m)
 {
     m->alpha = 1.0e-6;
     m->beta = 2.0e-10;
     m->gamma = 1.0e-10;
     m->o = 2.0e-7;
+    m->fresh = FRESH_DEFAULT;
     m->ranks_per_node = 1;
 }

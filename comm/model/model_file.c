@@ -6,7 +6,7 @@
  *       "ravel_version": "0.1.0",
  *       "date": "2026-11-23T15:04:05Z",
  *       "alpha": 1.2e-06, "beta": 1e-10, "gamma": 8e-11, "o": 3e-07,
- *       "ranks_per_node": 2,
+ *       "fresh": 6.7e-09, "ranks_per_node": 2,
  *       ... other members (the fit, the nodes, the host), ignored here
  *     }
  *
@@ -16,7 +16,10 @@
  * fault, and the caller falls back on nothing implicitly.  Unknown members
  * are allowed so that later versions of ravel-calibrate can record more
  * about a fit without breaking older readers; anything that changes the
- * meaning of the four parameters must bump "version".
+ * meaning of the four parameters must bump "version".  "fresh" came later
+ * than the four and may be missing (a file written before it): the
+ * built-in figure stands in for it, which only shm's growths are charged
+ * with. 
  *
  * The writer prints each parameter with the fewest digits (15 to 17, %.17g
  * at worst) that read back to the same double, so a file is both exact and
@@ -125,6 +128,18 @@ static int get_ranks_per_node(const char *path, const ravel_json_value *root,
     return MPI_SUCCESS;
 }
 
+/* "fresh", or the built-in figure when the file has none. */
+static int get_fresh(const char *path, const ravel_json_value *root,
+                     double *out)
+{
+    if (ravel_json_get(root, "fresh"))
+        return get_parameter(path, root, "fresh", out);
+    ravel_cost_params d;
+    ravel_cost_params_default(&d);
+    *out = d.fresh;
+    return MPI_SUCCESS;
+}
+
 int ravel_cost_model_load(const char *path, ravel_cost_params *m)
 {
     ravel_json_value *root = NULL;
@@ -146,6 +161,8 @@ int ravel_cost_model_load(const char *path, ravel_cost_params *m)
     if (err == MPI_SUCCESS)
         err = get_parameter(path, root, "o", &read.o);
     if (err == MPI_SUCCESS)
+        err = get_fresh(path, root, &read.fresh);
+    if (err == MPI_SUCCESS)
         err = get_ranks_per_node(path, root, &read.ranks_per_node);
     if (err == MPI_SUCCESS)
         *m = read; /* all or nothing */
@@ -162,7 +179,7 @@ static int check_params(const char *path, const ravel_cost_params *m)
         const char *name;
         double value;
     } p[] = {{"alpha", m->alpha}, {"beta", m->beta}, {"gamma", m->gamma},
-             {"o", m->o}};
+             {"o", m->o}, {"fresh", m->fresh}};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (!isfinite(p[i].value) || !(p[i].value > 0))
             return ravel_error_set(MPI_ERR_ARG, "%s: not writing a model with "
@@ -195,11 +212,12 @@ static int format_model(const char *path, const ravel_cost_params *m,
     struct tm utc;
     if (gmtime_r(&now, &utc))
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    char a[32], b[32], g[32], o[32];
+    char a[32], b[32], g[32], o[32], fr[32];
     shortest_exact(m->alpha, a);
     shortest_exact(m->beta, b);
     shortest_exact(m->gamma, g);
     shortest_exact(m->o, o);
+    shortest_exact(m->fresh, fr);
     FILE *out = open_memstream(text, length);
     if (!out)
         return ravel_error_set(MPI_ERR_NO_MEM, "%s: cannot format the model: "
@@ -208,8 +226,9 @@ static int format_model(const char *path, const ravel_cost_params *m,
             "{\n  \"format\": \"" MODEL_FORMAT "\",\n  \"version\": %d,\n"
             "  \"ravel_version\": \"" RAVEL_VERSION "\",\n"
             "  \"date\": \"%s\",\n  \"alpha\": %s,\n  \"beta\": %s,\n"
-            "  \"gamma\": %s,\n  \"o\": %s,\n  \"ranks_per_node\": %d",
-            MODEL_VERSION, date, a, b, g, o, m->ranks_per_node);
+            "  \"gamma\": %s,\n  \"o\": %s,\n  \"fresh\": %s,\n"
+            "  \"ranks_per_node\": %d",
+            MODEL_VERSION, date, a, b, g, o, fr, m->ranks_per_node);
     if (extra && *extra)
         fprintf(out, ",\n  %s", extra);
     fputs("\n}\n", out);

@@ -110,6 +110,16 @@ int main(int argc, char **argv)
     check_range("beta (s/B)", m.beta, 1e-13, 1e-6);
     check_range("gamma (s/B)", m.gamma, 1e-12, 1e-8);
     check_range("o (s)", m.o, 1e-10, 1e-2);
+    /* fresh: a page fault costs no less than a copy of its page (1e-12 s/B
+     * would fault 4 KiB in 4 ns) and no more than a millisecond. */
+    check_range("fresh (s/B)", m.fresh, 1e-12, 2.5e-7);
+    ravel_json_value *raw = NULL;
+    if (ravel_json_read_file(argv[1], 1 << 20, &raw) == MPI_SUCCESS) {
+        check(ravel_json_get(raw, "fresh") != NULL,
+              "the file must hold the measured \"fresh\" (else the "
+              "built-in figure is read)", 0);
+        ravel_json_free(raw);
+    }
     check(m.ranks_per_node == (ranks + nodes - 1) / nodes,
           "ranks_per_node must be the ranks of the largest node",
           m.ranks_per_node);

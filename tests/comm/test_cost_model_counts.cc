@@ -18,6 +18,10 @@
 #include "ravel/comm.h"
 #include "ravel/cost_model.h"
 
+extern "C" {
+#include "comm_internal.h" // shm's window and auto's rent, for the oracle
+}
+
 namespace {
 
 int rank_, size_;
@@ -95,6 +99,16 @@ TEST(CostModelCounts, AutoPicksTheSameBackendOnEveryRank)
         for (uint64_t seed : {5u, 6u, 7u}) {
             std::vector<uint64_t> m = matrix(pattern, seed);
             Call c = make_call(m);
+            ravel_call_stats s;
+            ravel_call_stats_of(size_, m.data(), &s);
+            // What shm's window would take to grow for this call, and the
+            // rent auto has paid so far, before the call changes them.
+            comm_context *ctx = nullptr;
+            ASSERT_EQ(comm_context_get(MPI_COMM_WORLD, &ctx), MPI_SUCCESS);
+            uint64_t fresh = size_ > 1 && ctx->node_ranks == size_
+                                 ? comm_shm_fresh_bytes(ctx, s.max_send)
+                                 : 0;
+            double rent = ctx->shm_rent;
             // auto:agree, which agrees before every call; plain auto may
             // choose from the call before (test_auto_carry.cc).
             run("auto:agree", c);
@@ -105,14 +119,14 @@ TEST(CostModelCounts, AutoPicksTheSameBackendOnEveryRank)
                       MPI_SUCCESS);
             ASSERT_GE(choice, 0);
             // What the model picks on the whole matrix, as auto should have
-            // agreed on it (ranks per node: all ranks share this node).
+            // agreed on it (ranks per node: all ranks share this node),
+            // renting shm's growth (ravel_cost_choose_renting).
             ravel_cost_params p;
             ravel_cost_params_default(&p);
             p.ranks_per_node = size_;
-            ravel_call_stats s;
-            ravel_call_stats_of(size_, m.data(), &s);
             double want_time = 0;
-            const char *want = ravel_cost_choose(&p, &s, &want_time);
+            const char *want = ravel_cost_choose_renting(
+                &p, &s, 0, 1, fresh, &rent, &want_time);
             EXPECT_STREQ(ravel_alltoallv_name((size_t)choice), want)
                 << "pattern " << pattern;
             EXPECT_DOUBLE_EQ(predicted, want_time);

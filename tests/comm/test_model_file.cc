@@ -71,7 +71,7 @@ protected:
     // Loads path, which must be refused with code `code`; returns the message.
     static std::string refused(const std::string &path, int code)
     {
-        ravel_cost_params m = {7, 7, 7, 7, 7};
+        ravel_cost_params m = {7, 7, 7, 7, 7, 7};
         ravel_error_clear();
         EXPECT_EQ(ravel_cost_model_load(path.c_str(), &m), code) << path;
         EXPECT_EQ(m.alpha, 7.0) << "a refused file must not change *m";
@@ -89,9 +89,11 @@ TEST_F(ModelFile, SaveThenLoadIsExact)
     // Values with no short decimal form, extremes of the range, and the
     // extra members of ravel-calibrate.
     const ravel_cost_params cases[] = {
-        {1.2e-6, 1e-10, 8e-11, 3e-7, 2},
-        {1.0 / 3.0, std::nextafter(1e-10, 1.0), 0.1 + 0.2, 4.9e-324, 1},
-        {1.7976931348623157e308, 2.2250738585072014e-308, 1, 12345.678, 1024},
+        {1.2e-6, 1e-10, 8e-11, 3e-7, 6.7e-9, 2},
+        {1.0 / 3.0, std::nextafter(1e-10, 1.0), 0.1 + 0.2, 4.9e-324,
+         std::nextafter(7e-9, 0.0), 1},
+        {1.7976931348623157e308, 2.2250738585072014e-308, 1, 12345.678,
+         1e300, 1024},
     };
     std::string path = dir + "/m.json";
     for (const ravel_cost_params &m : cases) {
@@ -100,13 +102,14 @@ TEST_F(ModelFile, SaveThenLoadIsExact)
                                         "\"h\""),
                   0)
             << ravel_error_message();
-        ravel_cost_params r = {0, 0, 0, 0, 0};
+        ravel_cost_params r = {0, 0, 0, 0, 0, 0};
         ASSERT_EQ(ravel_cost_model_load(path.c_str(), &r), 0)
             << ravel_error_message();
         EXPECT_EQ(r.alpha, m.alpha);
         EXPECT_EQ(r.beta, m.beta);
         EXPECT_EQ(r.gamma, m.gamma);
         EXPECT_EQ(r.o, m.o);
+        EXPECT_EQ(r.fresh, m.fresh);
         EXPECT_EQ(r.ranks_per_node, m.ranks_per_node);
     }
     // No temporary is left behind; NULL extra is fine.
@@ -133,10 +136,41 @@ TEST_F(ModelFile, AHandWrittenFileLoads)
     EXPECT_EQ(m.ranks_per_node, 2);
 }
 
+// "fresh" came after the four parameters: a file without it (all that
+// ravel-calibrate wrote before) takes the built-in figure; one with it
+// takes its value, which must be a finite number > 0 like the others.
+TEST_F(ModelFile, FreshIsReadOrTakenFromTheBuiltInModel)
+{
+    ravel_cost_params d, m;
+    ravel_cost_params_default(&d);
+    ASSERT_GT(d.fresh, 0.0);
+    std::string path = write("old.json", valid_with("", ""));
+    ASSERT_EQ(ravel_cost_model_load(path.c_str(), &m), 0)
+        << ravel_error_message();
+    EXPECT_EQ(m.fresh, d.fresh);
+    path = write("fresh.json", valid_with("o", "  \"o\": 3e-07, \"fresh\": 2.5e-10,"));
+    ASSERT_EQ(ravel_cost_model_load(path.c_str(), &m), 0)
+        << ravel_error_message();
+    EXPECT_EQ(m.fresh, 2.5e-10);
+    EXPECT_EQ(m.o, 3e-7);
+    for (const char *bad : {"0", "-1e-9", "\"fast\""}) {
+        path = write("bad.json", valid_with("o", std::string("  \"o\": 3e-07, "
+                                                             "\"fresh\": ") +
+                                                     bad + ","));
+        EXPECT_HAS(refused(path, MPI_ERR_ARG), "\"fresh\"");
+    }
+    m.fresh = 0;
+    m.alpha = m.beta = m.gamma = m.o = 1e-9;
+    m.ranks_per_node = 1;
+    EXPECT_EQ(ravel_cost_model_save((dir + "/m.json").c_str(), &m, nullptr),
+              MPI_ERR_ARG);
+    EXPECT_HAS(ravel_error_message(), "fresh = 0");
+}
+
 TEST_F(ModelFile, SaveRefusesWhatLoadWouldRefuse)
 {
     std::string path = dir + "/m.json";
-    ravel_cost_params m = {1e-6, 0, 1e-10, 1e-7, 1};
+    ravel_cost_params m = {1e-6, 0, 1e-10, 1e-7, 7e-9, 1};
     EXPECT_EQ(ravel_cost_model_save(path.c_str(), &m, nullptr), MPI_ERR_ARG);
     EXPECT_HAS(ravel_error_message(), "beta = 0");
     m.beta = NAN;

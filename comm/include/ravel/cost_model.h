@@ -9,11 +9,14 @@
  *    ravel_comm_stats_get(): they must match to the byte.
  *  - predictions: given only a few global statistics of the call (no rank
  *    knows the whole matrix), the time of the slowest rank in each backend,
- *    from four machine parameters measured by ravel-calibrate:
+ *    from five machine parameters measured by ravel-calibrate:
  *        alpha  seconds of latency per message on the wire
  *        beta   seconds per byte through one rank's link when it alone sends
  *        gamma  seconds per byte of a local copy (memcpy) by one core
  *        o      seconds of CPU to post and complete one send or receive
+ *        fresh  seconds per byte of fresh shared memory: a shared window
+ *               allocated and first written (what shm's window costs
+ *               when it grows)
  *    and the ranks per node, which share one network interface.
  *
  * The `auto` backend evaluates the predictions on statistics every rank
@@ -37,6 +40,8 @@ typedef struct {
     double beta;        /* s per byte on one rank's link */
     double gamma;       /* s per byte copied locally */
     double o;           /* s of CPU per send or receive posted */
+    double fresh;       /* s per byte of a shared window allocated and
+                           first written */
     int ranks_per_node; /* ranks sharing one network interface (>= 1) */
 } ravel_cost_params;
 
@@ -126,6 +131,28 @@ const char *ravel_cost_choose_exchange(const ravel_cost_params *m,
 const char *ravel_cost_choose_fixed(const ravel_cost_params *m,
                                     const ravel_call_stats *s,
                                     int in_exchange, double *predicted);
+
+/* What shm's window would cost to grow for this call: fresh_bytes (a
+ * rank's new segment; 0 when the window holds the call) times m->fresh. */
+double ravel_cost_shm_growth(const ravel_cost_params *m,
+                             uint64_t fresh_bytes);
+
+/* The choice of ravel_cost_choose (in_exchange: _exchange), when shm's
+ * window would take fresh_bytes to grow for this call: the rent-or-buy
+ * (ski-rental) rule.  A choice of shm that needs the growth is taken only
+ * once the time other backends lost against shm's without the growth, in
+ * the calls that declined it, adds up to the growth's cost (*rent keeps
+ * that sum between calls; the growth, once taken, sets it to 0); until
+ * then the best other backend is taken and its loss added to *rent.  So
+ * a run of few calls never pays a growth that its calls cannot repay, and
+ * a run of many pays at most twice what knowing the future would.  The
+ * prediction includes the growth when shm grows.  Same on every rank for
+ * the same arguments. */
+const char *ravel_cost_choose_renting(const ravel_cost_params *m,
+                                      const ravel_call_stats *s,
+                                      int in_exchange, int looked_up,
+                                      uint64_t fresh_bytes, double *rent,
+                                      double *predicted);
 
 /* ---- the model the backends use --------------------------------------- */
 
