@@ -36,11 +36,12 @@ static int time_fresh(MPI_Comm node, size_t n, double *seconds)
     memset(base, 1, n);
     double mine = ravel_now() - start;
     err = MPI_Win_free(&win);
-    if (err == MPI_SUCCESS)
-        err = MPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, node);
+    if (err != MPI_SUCCESS)
+        return ravel_error_set(err, "freeing a shared window failed");
+    err = MPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, node);
     return err == MPI_SUCCESS
                ? MPI_SUCCESS
-               : ravel_error_set(err, "freeing a shared window failed");
+               : ravel_error_set(err, "agreeing on a trial's time failed");
 }
 
 int cal_measure_fresh(MPI_Comm comm, const cal_effort *e, cal_series *s)

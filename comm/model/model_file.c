@@ -19,7 +19,7 @@
  * meaning of the four parameters must bump "version".  "fresh" came later
  * than the four and may be missing (a file written before it): the
  * built-in figure stands in for it, which only shm's growths are charged
- * with. 
+ * with.
  *
  * The writer prints each parameter with the fewest digits (15 to 17, %.17g
  * at worst) that read back to the same double, so a file is both exact and

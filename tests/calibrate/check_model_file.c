@@ -113,13 +113,6 @@ int main(int argc, char **argv)
     /* fresh: a page fault costs no less than a copy of its page (1e-12 s/B
      * would fault 4 KiB in 4 ns) and no more than a millisecond. */
     check_range("fresh (s/B)", m.fresh, 1e-12, 2.5e-7);
-    ravel_json_value *raw = NULL;
-    if (ravel_json_read_file(argv[1], 1 << 20, &raw) == MPI_SUCCESS) {
-        check(ravel_json_get(raw, "fresh") != NULL,
-              "the file must hold the measured \"fresh\" (else the "
-              "built-in figure is read)", 0);
-        ravel_json_free(raw);
-    }
     check(m.ranks_per_node == (ranks + nodes - 1) / nodes,
           "ranks_per_node must be the ranks of the largest node",
           m.ranks_per_node);
@@ -129,6 +122,9 @@ int main(int argc, char **argv)
         return 1;
     }
     check_extras(root, ranks, nodes);
+    check(ravel_json_get(root, "fresh") != NULL,
+          "the file must hold the measured \"fresh\" (else the built-in "
+          "figure is read)", 0);
     ravel_json_free(root);
     if (failures == 0)
         printf("check_model_file: %s: alpha %.3g s, beta %.3g s/B, gamma "

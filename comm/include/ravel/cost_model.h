@@ -163,7 +163,9 @@ void ravel_cost_params_default(ravel_cost_params *m);
 /* Reads a model file written by ravel-calibrate.  A file that is missing,
  * unreadable, malformed, of another format version, or has a missing or
  * non-positive parameter is refused: MPI_ERR_FILE or MPI_ERR_ARG, with
- * ravel_error_message() naming the file, and the field or line at fault. */
+ * ravel_error_message() naming the file, and the field or line at fault.
+ * Only "fresh" may be missing (files written before it): the built-in
+ * figure is read for it. */
 int ravel_cost_model_load(const char *path, ravel_cost_params *m);
 
 /* Writes *m as a model file, with the extra JSON members in `extra` (a
