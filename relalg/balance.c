@@ -127,6 +127,7 @@ int balance_finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
 {
     exchange_stats st;
     int err = exchange_run(e, local_error, &st);
+    e->move_seconds += st.exchange_seconds;
     for (size_t i = 0; i < e->nrels && err == MPI_SUCCESS; i++) {
         err = storage_install(e, &e->rels[i], 0);
         if (err == MPI_SUCCESS)

@@ -399,3 +399,8 @@ uint64_t ravel_engine_productive_iterations(const ravel_engine *e)
 {
     return e->productive;
 }
+
+double ravel_engine_move_seconds(const ravel_engine *e)
+{
+    return e->move_seconds;
+}

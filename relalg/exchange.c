@@ -830,8 +830,12 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     memcpy(mine, plan.agree, sizeof plan.agree);
     mine[AGREE_WORDS] = err != MPI_SUCCESS;
     int e2 = agree_allreduce(e, mine, all);
-    if (e2 == MPI_SUCCESS && !all[AGREE_WORDS])
-        return exchange_send_planned(e, &plan, all, st);
+    if (e2 == MPI_SUCCESS && !all[AGREE_WORDS]) {
+        double t0 = ravel_now();
+        err = exchange_send_planned(e, &plan, all, st);
+        st->exchange_seconds = ravel_now() - t0 - st->self_seconds;
+        return err;
+    }
     exchange_plan_discard(e, &plan);
     if (e2 != MPI_SUCCESS)
         return err != MPI_SUCCESS ? err : e2;

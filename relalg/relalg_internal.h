@@ -447,6 +447,10 @@ struct ravel_engine {
     size_t nrecords, caprecords;
     uint64_t iterations;
     uint64_t productive;          /* iterations that found new tuples */
+    double move_seconds;          /* this rank's time in the exchanges
+                                     outside the iterations' own: the
+                                     facts' placement, the balancer's
+                                     moves (balance_finish_moves) */
     ravel_iteration_hook hook;
     void *hook_arg;
     ravel_order_fn order;         /* of the RAVEL_ORD_* filters; NULL */
@@ -569,6 +573,9 @@ typedef struct {
     double backend_seconds;   /* measured time of the call(s) */
     double self_seconds;      /* handing this rank's own tuples over: local
                                  work, counted as computation */
+    double exchange_seconds;  /* exchange_run's sending and landing, less
+                                 self_seconds: what a record's comm_seconds
+                                 counts of an iteration's exchange */
 } exchange_stats;
 
 /* An exchange in two halves, so that its agreement can ride in a

@@ -66,6 +66,7 @@ int tc_closure_compute(const ravel_tc_graph *graph,
         return err;
     }
     c->seconds = ravel_now() - start;
+    c->move_comm_seconds = ravel_engine_move_seconds(c->engine);
     sum_records(c);
     return MPI_SUCCESS;
 }

@@ -27,6 +27,9 @@ typedef struct {
     double comm_seconds;            /* sum over iterations of the slowest
                                        rank's exchange time */
     double compute_seconds;         /* the same for local computation */
+    double move_comm_seconds;       /* this rank's exchanges outside the
+                                       iterations: the edges' placement
+                                       (ravel_engine_move_seconds) */
 } tc_closure;
 
 /* Builds the program on a new engine, inserts this rank's edges and runs it

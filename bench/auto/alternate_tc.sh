@@ -3,7 +3,10 @@
 # ranks, RUNS rounds (default 7) of every backend in BACKENDS one after the
 # other, so that a drift in the machine's load hits every backend alike; then
 # each backend's median exchange seconds and auto's ratio to the fastest
-# fixed one.  For a graph whose backends differ by less than the run-to-run
+# fixed one.  A run's exchange seconds are its iterations' (comm_seconds)
+# and the edges' placement before them (move_comm_seconds), where a fixed
+# backend makes its first call: shm allocates its window there, which
+# auto, declining shm at first, pays inside an iteration.  For a graph whose backends differ by less than the run-to-run
 # spread, where run_real.sh's three runs per backend decide nothing.
 # Every run's closure must have the published size (MANIFEST.tsv), or the
 # script stops: a fast wrong run is no measurement.
@@ -33,7 +36,9 @@ for ((r = 1; r <= runs; r++)); do
       echo "alternate_tc.sh: $graph with $b: closure of '$size' paths, published $published" >&2
       exit 1
     fi
-    echo "$b $(sed -n 's/.*"comm_seconds": \([0-9.]*\).*/\1/p' <<<"$j")" >>"$samples"
+    comm=$(sed -n 's/.*"comm_seconds": \([0-9.]*\).*/\1/p' <<<"$j")
+    moves=$(sed -n 's/.*"move_comm_seconds": \([0-9.]*\).*/\1/p' <<<"$j")
+    echo "$b $(awk -v a="$comm" -v b="$moves" 'BEGIN { printf "%.6f", a + b }')" >>"$samples"
   done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

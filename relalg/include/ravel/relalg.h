@@ -392,6 +392,14 @@ const ravel_iteration_record *ravel_engine_records(const ravel_engine *e,
 uint64_t ravel_engine_iterations(const ravel_engine *e);
 uint64_t ravel_engine_productive_iterations(const ravel_engine *e);
 
+/* This rank's seconds in the exchanges that no iteration record counts
+ * (sending and landing, as a record's comm_seconds counts them):
+ * the facts' placement on their ranks (the first run's start) and the
+ * balancer's moves.  A backend that sets itself up in the first of them
+ * (shm allocates its window there) pays for it here, so a comparison of
+ * backends adds this to the records' comm_seconds. */
+double ravel_engine_move_seconds(const ravel_engine *e);
+
 /* ---- queries ------------------------------------------------------------- */
 
 /* The number of tuples of r over all ranks.  Collective. */
