@@ -197,16 +197,22 @@ size_t comm_shm_header(int P);
 size_t comm_shm_limit(int P);
 /* The fresh shared memory shm's window would take if shm ran a call on ctx
  * whose largest stream (the blocks one rank writes into its half) is
- * `stream` bytes: the bytes of the rank's new segment (its control line and
- * both halves), 0 when the window holds the call.  All of it is paid: the
- * growing call allocates the segment and writes one half, the next call
- * writes the other half the first time (bench/shm/fresh_window.sh: a fresh
- * page written costs 13 to 19 us on this project's VM, a page written
- * again nothing).  The first window (64 KiB halves) is no exception: auto's
- * first shm call on wing's closure took 1.5 ms, against 0.1 ms for the
- * call of spread-out before it (bench/results/auto/README.md).  The same on
- * every rank (the window and its asked-for outboxes are).  What auto's
- * rent-or-buy rule weighs (ravel_cost_choose_renting). */
+ * `stream` bytes, counted as the bytes of one half of the grown window
+ * (allocating both halves and writing the call into one cost about one
+ * half's worth of bench/shm/fresh_window.sh's allocate-and-write: 4.1,
+ * 7.7 and 14.9 ms measured for halves of 512 KiB, 1 and 2 MiB, against
+ * 3.5, 7.0 and 14.0 so counted; bench/results/auto/README.md).  0 when
+ * the window holds the call, and for the smallest window a first call
+ * makes (64 KiB halves), which closures of many small exchanges repay
+ * within a few calls (bench/results/shm/README.md, "The first calls")
+ * while the model's predictions of such calls are far too small to weigh
+ * it.  Charged (a segment's bytes, about 0.7 ms here, the first window
+ * measured at 1.5 ms), it made auto 1.11 to 1.16 times shm on OL.cedge,
+ * TG.cedge and cal.cedge, and 1.01 on wing, against 1.04 to 1.05 and 1.24
+ * free; with the rent scaled to measured seconds as well, 1.10 to 1.28 and
+ * ego-Facebook 1.14 (bench/results/auto/README.md, "The first window").
+ * The same on every rank (the window and its asked-for outboxes are).
+ * What auto's rent-or-buy rule weighs (ravel_cost_choose_renting). */
 uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream);
 
 /* Outboxes written in place (exchange.c, for a handle of backend shm).

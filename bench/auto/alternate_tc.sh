@@ -6,7 +6,10 @@
 # fixed one.  A run's exchange seconds are its iterations' (comm_seconds)
 # and the edges' placement before them (move_comm_seconds), where a fixed
 # backend makes its first call: shm allocates its window there, which
-# auto, declining shm at first, pays inside an iteration.  For a graph whose backends differ by less than the run-to-run
+# auto, declining shm at first, pays inside an iteration.  An entry
+# NAME@DIR in BACKENDS runs NAME from the build in DIR (another commit's
+# auto beside this one's, in the same rounds); it is not a fixed backend,
+# and its own ratio to the fastest is printed too.  For a graph whose backends differ by less than the run-to-run
 # spread, where run_real.sh's three runs per backend decide nothing.
 # Every run's closure must have the published size (MANIFEST.tsv), or the
 # script stops: a fast wrong run is no measurement.
@@ -29,7 +32,9 @@ samples=$(mktemp)
 trap 'rm -f "$samples"' EXIT
 for ((r = 1; r <= runs; r++)); do
   for b in $backends; do
-    j=$(mpiexec -n 2 "$build/apps/tc/ravel-tc" --quiet --json --comm="$b" \
+    name=${b%%@*} from=$build
+    [[ $b == *@* ]] && from=${b#*@}
+    j=$(mpiexec -n 2 "$from/apps/tc/ravel-tc" --quiet --json --comm="$name" \
           "${flags[@]}" "$file" </dev/null 2>/dev/null)
     size=$(sed -n 's/.*"closure_size": \([0-9]*\).*/\1/p' <<<"$j")
     if [[ $size != "$published" ]]; then
@@ -44,14 +49,20 @@ done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 . "$top/bench/auto/median.sh"
 best= best_t= auto_t=
+declare -A other_t
 for b in $backends; do
   all=$(awk -v b="$b" '$1 == b { printf "%s ", $2 }' "$samples")
   t=$(awk -v b="$b" '$1 == b { print $2 }' "$samples" | median)
   printf '%-16s median %.4f s   runs: %s\n' "$b" "$t" "$all"
   if [[ $b == auto ]]; then auto_t=$t; continue; fi
+  if [[ $b == *@* ]]; then other_t[$b]=$t; continue; fi
   if [[ -z $best_t ]] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then
     best=$b best_t=$t
   fi
 done
 [[ -n $auto_t ]] && awk -v a="$auto_t" -v b="$best_t" -v n="$best" \
   'BEGIN { printf "auto / fastest fixed (%s): %.3f\n", n, a / b }'
+for b in "${!other_t[@]}"; do
+  awk -v a="${other_t[$b]}" -v b="$best_t" -v n="$best" -v o="$b" \
+    'BEGIN { printf "%s / fastest fixed (%s): %.3f\n", o, n, a / b }'
+done

@@ -550,7 +550,7 @@ uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream)
     uint64_t want = shm && shm->asked ? outbox_want(shm, shm->asked, stream, P)
                                       : 0;
     size_t half = grown_half(shm ? shm->half : 0, P, need, want);
-    return half ? CONTROL_BYTES + 2 * (uint64_t)half : 0;
+    return half > FIRST_HALF ? (uint64_t)half : 0;
 }
 
 /* Grows the window to halves of `half` bytes (all ranks call it together,

@@ -149,9 +149,6 @@ TEST(CostModelCounts, AutoChoosesAfreshWhenTheModelChanges)
     ravel_call_stats_of(size_, m.data(), &s);
     ravel_cost_params base, latency, cpu;
     ravel_cost_params_default(&base);
-    // shm's window free (it is charged even for the first one): this test
-    // is about a changed model, not about renting a growth.
-    base.fresh = 0.0;
     latency = cpu = base;
     latency.alpha = 1e-3;
     cpu.o = 1e-3;

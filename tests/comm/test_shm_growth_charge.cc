@@ -3,9 +3,8 @@
 //
 // The fresh bytes a call would take are checked against the window's
 // doubling rule written out here apart (halves of 64 KiB doubled until the
-// call's stream and the half's header fit, at most the limit; the new
-// segment counted whole: its control line and both halves, the first
-// window too), before any call and after shm's calls have grown the
+// call's stream and the half's header fit, at most the limit; the smallest
+// window free), before any call and after shm's calls have grown the
 // window.  Then auto on one node, on a model where shm is the fastest
 // backend: with fresh shared memory priced near nothing it takes shm for
 // a call that grows the window; priced at a second a byte it declines it
@@ -33,7 +32,6 @@ namespace {
 int rank_, size_;
 
 const uint64_t kFirstHalf = 64 * 1024;
-const uint64_t kControlLine = 128; // a segment's, before its two halves
 
 // The half a window of halves `now` (0: none) grows to for a stream of
 // `stream` bytes, or 0 when it holds it; the limit's half at most.
@@ -49,12 +47,12 @@ uint64_t expected_half(uint64_t now, uint64_t stream, uint64_t header,
     return half < limit ? half : limit;
 }
 
-// What comm_shm_fresh_bytes must say: the new segment's bytes, 0 for none.
+// What comm_shm_fresh_bytes must say: the grown half, 0 for the first.
 uint64_t expected_fresh(uint64_t now, uint64_t stream, uint64_t header,
                         uint64_t limit)
 {
     uint64_t half = expected_half(now, stream, header, limit);
-    return half ? kControlLine + 2 * half : 0;
+    return half > kFirstHalf ? half : 0;
 }
 
 // One call of `backend` on comm in which rank 0 sends every other rank
@@ -99,15 +97,14 @@ TEST(ShmGrowthCharge, FreshBytesFollowTheWindowsDoubling)
     const uint64_t header = comm_shm_header(size_);
     const uint64_t limit = comm_shm_limit(size_);
     ASSERT_GE(limit, 8 * kFirstHalf) << "the tests' sizes assume 1 MiB halves";
-    // No window yet: even the first one's 64 KiB halves are fresh.
+    // No window yet: the first one's 64 KiB halves are free, more is not.
     for (uint64_t stream : {0ull, 1000ull, 60000ull, 100000ull, 300000ull,
                             3000000ull})
         EXPECT_EQ(comm_shm_fresh_bytes(ctx, stream),
                   expected_fresh(0, stream, header, limit))
             << "stream " << stream;
-    EXPECT_EQ(comm_shm_fresh_bytes(ctx, 0), kControlLine + 2 * kFirstHalf);
-    EXPECT_EQ(comm_shm_fresh_bytes(ctx, 100000), kControlLine + 256 * 1024u);
-    EXPECT_EQ(comm_shm_fresh_bytes(ctx, 3000000), kControlLine + 2 * limit);
+    EXPECT_EQ(comm_shm_fresh_bytes(ctx, 100000), 128 * 1024u);
+    EXPECT_EQ(comm_shm_fresh_bytes(ctx, 3000000), limit);
     // rank 0 writes size_ - 1 blocks: its stream
     call(comm, "shm", 100000 / (size_ - 1));
     uint64_t now = expected_half(0, 100000 / (size_ - 1) * (size_ - 1),

@@ -277,7 +277,6 @@ TEST(TwoLevel, AutoWeighsTwoLevelAcrossNodes)
     p.o = 1e-12;
     p.beta = 1e-6;
     p.gamma = 1e-15;
-    p.fresh = 0.0; // nor shm's window, which is weighed even when first made
     ravel_comm_set_model(&p, "test: only the network's bytes cost");
     int two_level_runs = 0;
     for (const char *nodes : {(const char *)nullptr, "1", "2", "3"}) {
