@@ -210,7 +210,8 @@ size_t comm_shm_limit(int P);
  * measured at 1.5 ms), it made auto 1.11 to 1.16 times shm on OL.cedge,
  * TG.cedge and cal.cedge, and 1.01 on wing, against 1.04 to 1.05 and 1.24
  * free; with the rent scaled to measured seconds as well, 1.10 to 1.28 and
- * ego-Facebook 1.14 (bench/results/auto/README.md, "The first window").
+ * ego-Facebook 1.14 (bench/results/auto/README.md, "The placement
+ * counted").
  * The same on every rank (the window and its asked-for outboxes are).
  * What auto's rent-or-buy rule weighs (ravel_cost_choose_renting). */
 uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream);

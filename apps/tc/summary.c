@@ -29,8 +29,8 @@ static void print_text(const tc_summary *s, double moves,
             s->graph->entries_read, c->closure_size, c->iterations,
             c->productive_iterations, s->read_seconds + c->seconds,
             s->read_seconds, c->seconds, c->comm_seconds, moves,
-            c->compute_seconds, (double)peak_max / 1048576.0, (double)peak_sum / 1048576.0,
-            s->comm_backend, s->ranks);
+            c->compute_seconds, (double)peak_max / 1048576.0,
+            (double)peak_sum / 1048576.0, s->comm_backend, s->ranks);
 }
 
 static void print_json(const tc_summary *s, double moves,
