@@ -211,9 +211,9 @@ size_t comm_shm_limit(int P);
  * TG.cedge and cal.cedge, and 1.01 on wing, against 1.04 to 1.05 and 1.24
  * free; with the rent scaled to measured seconds as well, 1.10 to 1.28 and
  * ego-Facebook 1.14 (bench/results/auto/README.md, "The placement
- * counted").
- * The same on every rank (the window and its asked-for outboxes are).
- * What auto's rent-or-buy rule weighs (ravel_cost_choose_renting). */
+ * counted").  The same on every rank (the window and its asked-for
+ * outboxes are).  What auto's rent-or-buy rule weighs
+ * (ravel_cost_choose_renting). */
 uint64_t comm_shm_fresh_bytes(const comm_context *ctx, uint64_t stream);
 
 /* Outboxes written in place (exchange.c, for a handle of backend shm).

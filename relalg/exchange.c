@@ -759,6 +759,7 @@ int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
                           const uint64_t agreed[AGREE_WORDS],
                           exchange_stats *st)
 {
+    double start = ravel_now();
     memset(st, 0, sizeof *st);
     st->backend = -1;
     e->echoed_error = 0;
@@ -778,6 +779,7 @@ int exchange_send_planned(ravel_engine *e, exchange_plan *plan,
         err = deliver_self(e);
     st->self_seconds = ravel_now() - t0;
     exchange_plan_discard(e, plan);
+    st->exchange_seconds = ravel_now() - start - st->self_seconds;
     return err;
 }
 
@@ -830,12 +832,8 @@ int exchange_run(ravel_engine *e, int local_error, exchange_stats *st)
     memcpy(mine, plan.agree, sizeof plan.agree);
     mine[AGREE_WORDS] = err != MPI_SUCCESS;
     int e2 = agree_allreduce(e, mine, all);
-    if (e2 == MPI_SUCCESS && !all[AGREE_WORDS]) {
-        double t0 = ravel_now();
-        err = exchange_send_planned(e, &plan, all, st);
-        st->exchange_seconds = ravel_now() - t0 - st->self_seconds;
-        return err;
-    }
+    if (e2 == MPI_SUCCESS && !all[AGREE_WORDS])
+        return exchange_send_planned(e, &plan, all, st);
     exchange_plan_discard(e, &plan);
     if (e2 != MPI_SUCCESS)
         return err != MPI_SUCCESS ? err : e2;

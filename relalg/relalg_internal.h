@@ -573,9 +573,9 @@ typedef struct {
     double backend_seconds;   /* measured time of the call(s) */
     double self_seconds;      /* handing this rank's own tuples over: local
                                  work, counted as computation */
-    double exchange_seconds;  /* exchange_run's sending and landing, less
-                                 self_seconds: what a record's comm_seconds
-                                 counts of an iteration's exchange */
+    double exchange_seconds;  /* exchange_send_planned's sending and
+                                 landing, less self_seconds: an
+                                 iteration's comm_seconds, or a move's */
 } exchange_stats;
 
 /* An exchange in two halves, so that its agreement can ride in a

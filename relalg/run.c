@@ -326,7 +326,6 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         budget_window_start();
         /* The deltas are consumed: promotion replaces them. */
         free_deltas(e);
-        double t0 = ravel_now();
         exchange_stats st;
         int local = exchange_send_planned(e, &plan, agreed, &st);
         double t1 = ravel_now();
@@ -355,7 +354,7 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
             local = next_err;
         double self = st.self_seconds; /* local work inside the exchange */
         fill_record(e, mine, &st, fresh, evaluated + (t2 - t1) + self,
-                    t1 - t0 - self);
+                    st.exchange_seconds);
         evaluated = next;
         mine[F_ERROR] = local != MPI_SUCCESS && local_at == it;
         mine[F_NEXT_ERROR] = local != MPI_SUCCESS && local_at > it;
