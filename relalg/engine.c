@@ -160,6 +160,7 @@ static void relation_free(relation *r)
     for (unsigned i = 0; i < r->nruns; i++)
         tuple_buf_free(&r->runs[i]);
     packed_free(&r->packed);
+    tuple_box_free(&r->bits);
     storage_free_delta(r);
     tuple_buf_free(&r->pending);
     tuple_buf_free(&r->incoming);

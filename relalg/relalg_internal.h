@@ -96,6 +96,20 @@ size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
                      const tuple_run *flat, unsigned nflat,
                      const struct packed_tuples *packed);
 
+struct tuple_box;
+/* A relation's full as the reduction reads it: flat runs, a packed part
+ * and the bits of a box (any may be empty; bits may be NULL).  The
+ * functions below that take (flat, nflat, packed) read this with no
+ * bits; storage.c passes full whole (storage_full_set). */
+typedef struct {
+    const tuple_run *flat;
+    unsigned nflat;
+    const struct packed_tuples *packed;
+    const struct tuple_box *bits;
+} full_set;
+size_t tuples_reduce_in(uint64_t *t, size_t n, unsigned arity,
+                        const full_set *full);
+
 /* Candidates held as one bit per tuple of their box (tuple_reduce.c): for
  * the candidates of a dense closure, a bitmap of the box is far smaller
  * than the candidates at 8 bytes a column.  Only the box's rows that hold
@@ -141,15 +155,30 @@ int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
 int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
                            unsigned nflat, const struct packed_tuples *packed,
                            struct packed_tuples *out);
+/* The same, each against the full of a full_set. */
+int tuple_box_drain_in(tuple_box *x, const full_set *full, tuple_buf *out);
+int tuple_box_drain_packed_in(tuple_box *x, const full_set *full,
+                              struct packed_tuples *out);
 /* The tuples the box holds. */
 size_t tuple_box_count(const tuple_box *x);
 void tuple_box_free(tuple_box *x);
+/* Whether the box holds t. */
+int tuple_box_has(const tuple_box *x, const uint64_t *t);
+/* Hands the box's tuples to put in order, in batches; the first error put
+ * returns ends it and is returned.  The box is only read. */
+int tuple_box_each(const tuple_box *x,
+                   int (*put)(void *arg, const uint64_t *t, size_t n),
+                   void *arg);
+/* Raises the limit of x's index and held rows to most_bytes, if more. */
+void tuple_box_raise_limit(tuple_box *x, size_t most_bytes);
 
 /* Drops from sorted unique t[0..n) the tuples of the set held as flat and
  * packed (as tuples_reduce's), keeping the order; returns the new count. */
 size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
                         const tuple_run *flat, unsigned nflat,
                         const struct packed_tuples *packed);
+size_t tuples_drop_held_in(uint64_t *t, size_t n, unsigned arity,
+                           const full_set *full);
 
 /* tuples_reduce against nothing: sort and drop repeats. */
 size_t tuples_sort_unique(uint64_t *t, size_t n, unsigned arity);
@@ -257,6 +286,13 @@ static inline size_t tuple_source_count(const tuple_source *s)
 {
     return s->packed ? s->packed->n : s->flat.n;
 }
+/* Starts *x as the box of the disjoint sorted unique sets src[0..nsrc)
+ * with their bits set, as tuple_box_start does for a flat array: when its
+ * index and held rows take at most most_bytes, and its every row at most
+ * the words of the tuples flat; else returns 0 and leaves *x empty.  A
+ * relation's full, held as bits (storage.c), starts so. */
+int tuple_box_start_sets(struct tuple_box *x, const tuple_source *src,
+                         unsigned nsrc, unsigned arity, size_t most_bytes);
 #define PACKED_MERGE_SOURCES_MAX 4
 /* The same with up to PACKED_MERGE_SOURCES_MAX sources added at once (a
  * tuple in several kept once): a relation's flat part and its new tuples
@@ -340,6 +376,13 @@ typedef struct {
                                      the one before (storage.c) */
     unsigned nruns;
     packed_tuples packed;         /* the rest of full, when packed */
+    tuple_box bits;               /* or full whole as the bits of its box
+                                     (bits.slot NULL: not; then full's
+                                     flat and packed parts are empty):
+                                     storage.c, "full as bits" */
+    size_t bits_n;                /* the tuples bits holds */
+    uint64_t bits_tried_at;       /* full's size when bits were last
+                                     tried and refused */
     int pack_ok;                  /* no rule of the running stratum reads
                                      full: its flat part is one array (it
                                      is packed either way: storage.c) */
@@ -730,6 +773,14 @@ int storage_unpack_delta(relation *r);
 /* Makes full one flat array again, and delta flat (for readers other than
  * the above). */
 int storage_unpack(relation *r);
+/* full held as bits is packed again (a stratum starts, a rule reads it):
+ * nothing but the reduction reads bits. */
+int storage_unbits(relation *r);
+/* Hands full's tuples held as bits (none unless r->bits.slot) to put, in
+ * order, in batches (a snapshot writes them so). */
+int storage_bits_each(const relation *r,
+                      int (*put)(void *arg, const uint64_t *t, size_t n),
+                      void *arg);
 /* full in order, a batch at a time (ravel_relation_visit): its flat runs
  * merged into one, then merged on the way with its packed part. */
 int storage_visit(relation *r, ravel_visit_fn visit, void *arg);

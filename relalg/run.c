@@ -116,10 +116,14 @@ int ravel_flush(ravel_engine *e)
 }
 
 /* Marks the relations whose full some rule of the stratum reads (their
- * flat part is kept as runs: storage.c) and those the stratum writes.  Call after every rules_bind_sources, which may switch a join to
- * a replica. */
-static void prepare_reads(ravel_engine *e, const stratum *s)
+ * flat part is kept as runs: storage.c) and those the stratum writes.  A
+ * full that some rule reads, as full or as a stratum's first delta, is
+ * packed again if it was held as bits (only the reduction reads bits).
+ * Call after every rules_bind_sources, which may switch a join to a
+ * replica. */
+static int prepare_reads(ravel_engine *e, const stratum *s)
 {
+    int err = MPI_SUCCESS;
     for (size_t i = 0; i < e->nrels; i++) {
         e->rels[i].pack_ok = 1;
         e->rels[i].written = 0;
@@ -133,8 +137,11 @@ static void prepare_reads(ravel_engine *e, const stratum *s)
             relation *r = &e->rels[ru->source[b]];
             if (ru->body[b].version == RAVEL_FULL)
                 r->pack_ok = 0;
+            if (ru->body[b].version == RAVEL_FULL || r->delta_is_full)
+                err = err == MPI_SUCCESS ? storage_unbits(r) : err;
         }
     }
+    return err;
 }
 
 /* err, its message prefixed with where in the run it happened. */
@@ -182,7 +189,7 @@ static int evaluate_next(ravel_engine *e, stratum *s, uint32_t it,
     int err = local_error;
     if (err == MPI_SUCCESS) {
         rules_bind_sources(e, s);
-        prepare_reads(e, s);
+        err = prepare_reads(e, s);
     }
     if (err == MPI_SUCCESS)
         err = rules_evaluate(e, s, it);

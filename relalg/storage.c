@@ -92,37 +92,44 @@ static size_t flat_count(const relation *r)
 
 uint64_t storage_full_count(const relation *r)
 {
-    return (uint64_t)r->packed.n + flat_count(r);
+    return (uint64_t)r->packed.n + flat_count(r) + r->bits_n;
+}
+
+/* full whole, as the reduction reads it (runs: room for its flat runs). */
+static full_set full_set_of(const relation *r,
+                            tuple_run runs[FULL_RUNS_MAX])
+{
+    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    return (full_set){runs, nruns, &r->packed, &r->bits};
 }
 
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
 {
     tuple_run runs[FULL_RUNS_MAX];
-    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
-    return tuples_reduce(t, n, r->arity, runs, nruns, &r->packed);
+    full_set full = full_set_of(r, runs);
+    return tuples_reduce_in(t, n, r->arity, &full);
 }
 
 size_t storage_drop_held(const relation *r, uint64_t *t, size_t n)
 {
     tuple_run runs[FULL_RUNS_MAX];
-    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
-    return tuples_drop_held(t, n, r->arity, runs, nruns, &r->packed);
+    full_set full = full_set_of(r, runs);
+    return tuples_drop_held_in(t, n, r->arity, &full);
 }
 
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out)
 {
     tuple_run runs[FULL_RUNS_MAX];
-    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
-    return tuple_box_drain(x, runs, nruns, &r->packed, out);
+    full_set full = full_set_of(r, runs);
+    return tuple_box_drain_in(x, &full, out);
 }
 
 int storage_drain_box_packed(relation *r, tuple_box *x)
 {
     tuple_run runs[FULL_RUNS_MAX];
-    unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
+    full_set full = full_set_of(r, runs);
     packed_free(&r->incoming_packed); /* empty: its room, if any */
-    return tuple_box_drain_packed(x, runs, nruns, &r->packed,
-                                  &r->incoming_packed);
+    return tuple_box_drain_packed_in(x, &full, &r->incoming_packed);
 }
 
 /* Merges the newest run into the one before it. */
@@ -189,9 +196,132 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
     return err;
 }
 
+/* ---- full as bits ------------------------------------------------------
+ * A relation that no rule reads (TC's path: its full only rejects old
+ * tuples) holds full as one bit for every tuple of its box (tuple_box,
+ * tuple_reduce.c: only rows, values of all columns but the last, that
+ * hold a tuple take room) when that takes at most BITS_BYTES_PER_COLUMN
+ * bytes a column per tuple, a quarter of flat.  Dense closures are far
+ * under it: the Gnutella closures fill 40% of their box, a tenth of a
+ * byte a path where packed tuples take 2 to 5.  And the reduction, which
+ * searched full's packed part for every candidate (a third of fe_sphere's
+ * profile), tests a bit, while promotion sets bits where it rewrote the
+ * packed set (a quarter of fe_body's).  When the box would pass its limit
+ * (new tuples far outside it, or sparser than the limit), full is packed
+ * again, and bits are tried again once it has doubled. */
+#define BITS_BYTES_PER_COLUMN 2
+
+/* Bits are tried from this many tuples, a sixteenth of those that make
+ * full pack (counted at 2 columns, as pack_min_tuples). */
+static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
+{
+    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity / 16;
+    return min ? min : 1;
+}
+
+static size_t bits_most_bytes(const relation *r, uint64_t n)
+{
+    return (size_t)n * r->arity * BITS_BYTES_PER_COLUMN;
+}
+
+/* full held as bits becomes packed again. */
+static int unbits(relation *r)
+{
+    if (!r->bits.slot)
+        return MPI_SUCCESS;
+    /* full's flat and packed parts are empty while it is bits. */
+    packed_free(&r->packed);
+    int err = tuple_box_drain_packed(&r->bits, NULL, 0, NULL, &r->packed);
+    r->bits_n = 0;
+    r->bits_tried_at = r->packed.n;
+    return err;
+}
+
+/* Holds full, with `adding` (disjoint from it), as bits from now, when
+ * full could pack (no rule reads it), grows in this stratum (a finished
+ * relation is left as it is: its box and its packed set held at once
+ * could pass the run's peak), has reached bits_min_tuples and has doubled
+ * since bits were last refused; *held tells whether it did. */
+static int maybe_bits(const ravel_engine *e, relation *r,
+                      const tuple_source *adding, int *held)
+{
+    *held = 0;
+    uint64_t n = storage_full_count(r) + tuple_source_count(adding);
+    if (!packs(e) || !r->pack_ok || !r->written || r->delta_is_full ||
+        n < bits_min_tuples(e, r) || n < 2 * r->bits_tried_at)
+        return MPI_SUCCESS;
+    r->bits_tried_at = n;
+    tuple_source src[FULL_RUNS_MAX + 2];
+    unsigned nsrc = 0;
+    src[nsrc++] = (tuple_source){{r->full.data, r->full.n}, NULL};
+    for (unsigned i = 0; i < r->nruns; i++)
+        src[nsrc++] = (tuple_source){{r->runs[i].data, r->runs[i].n}, NULL};
+    if (r->packed.n > 0)
+        src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
+    src[nsrc++] = *adding;
+    if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity,
+                              bits_most_bytes(r, n)))
+        return MPI_SUCCESS;
+    tuple_buf_free(&r->full);
+    for (unsigned i = 0; i < r->nruns; i++)
+        tuple_buf_free(&r->runs[i]);
+    r->nruns = 0;
+    packed_free(&r->packed);
+    r->bits_n = (size_t)n;
+    *held = 1;
+    return MPI_SUCCESS;
+}
+
+/* Sets the bits of `adding` (disjoint from full, held as bits).  When the
+ * box cannot take one, full is packed again and takes them packed. */
+static int add_to_bits(relation *r, const tuple_source *adding)
+{
+    tuple_box *x = &r->bits;
+    unsigned a = r->arity;
+    tuple_box_raise_limit(x, bits_most_bytes(r, r->bits_n +
+                                                tuple_source_count(adding)));
+    int taken = 1;
+    if (!adding->packed) {
+        for (size_t i = 0; i < adding->flat.n && taken; i++) {
+            taken = tuple_box_add(x, adding->flat.t + i * a);
+            r->bits_n += (size_t)taken;
+        }
+    } else {
+        packed_cursor c;
+        for (packed_cursor_seek(&c, adding->packed, a, 0);
+             !c.at_end && taken; packed_cursor_next(&c)) {
+            taken = tuple_box_add(x, c.cur);
+            r->bits_n += (size_t)taken;
+        }
+    }
+    if (taken)
+        return MPI_SUCCESS;
+    /* Some are set already: the merge keeps a tuple in both once. */
+    int err = unbits(r);
+    packed_tuples merged;
+    if (err == MPI_SUCCESS)
+        err = packed_merge_sources(&merged, &r->packed, adding, 1, a);
+    if (err != MPI_SUCCESS)
+        return err;
+    packed_free(&r->packed);
+    r->packed = merged;
+    return MPI_SUCCESS;
+}
+
+int storage_unbits(relation *r) { return relation_error(r, unbits(r)); }
+
+int storage_bits_each(const relation *r,
+                      int (*put)(void *arg, const uint64_t *t, size_t n),
+                      void *arg)
+{
+    return tuple_box_each(&r->bits, put, arg);
+}
+
 static int unpack(relation *r)
 {
-    int err = merge_runs(r);
+    int err = unbits(r);
+    if (err == MPI_SUCCESS)
+        err = merge_runs(r);
     if (err != MPI_SUCCESS || r->packed.n == 0)
         return err;
     tuple_buf flat;
@@ -395,8 +525,14 @@ static int add_delta_to_full(const ravel_engine *e, relation *r)
     tuple_source adding = {{r->delta.data, r->delta.n}, NULL};
     if (r->delta_packed.n > 0)
         adding.packed = &r->delta_packed;
+    if (r->bits.slot)
+        return add_to_bits(r, &adding);
+    int held;
+    int err = maybe_bits(e, r, &adding, &held);
+    if (err != MPI_SUCCESS || held)
+        return err;
     int packed_in;
-    int err = maybe_pack(e, r, &adding, &packed_in);
+    err = maybe_pack(e, r, &adding, &packed_in);
     if (err != MPI_SUCCESS || packed_in)
         return err;
     if (!adding.packed)
@@ -481,8 +617,23 @@ static int install(ravel_engine *e, relation *r, int to_delta)
 /* Tuples a visit hands over at a time, when they must be merged. */
 #define VISIT_BATCH 4096
 
+typedef struct {
+    ravel_visit_fn fn;
+    void *arg;
+} visit_bits;
+
+static int put_visit(void *arg, const uint64_t *t, size_t n)
+{
+    visit_bits *v = arg;
+    return v->fn(t, n, v->arg);
+}
+
 int storage_visit(relation *r, ravel_visit_fn fn, void *arg)
 {
+    if (r->bits.slot) { /* full whole */
+        visit_bits v = {fn, arg};
+        return tuple_box_each(&r->bits, put_visit, &v);
+    }
     int err = merge_runs(r);
     if (err != MPI_SUCCESS)
         return relation_error(r, err);

@@ -34,7 +34,8 @@
 /* The largest bitmap, in words (1 MiB: ranges up to 8 million values). */
 #define BITMAP_MAX_WORDS ((size_t)1 << 17)
 
-/* full as the walk reads it: its flat runs and its packed part. */
+/* full as the walk reads it: its flat runs, its packed part and its
+ * bits. */
 typedef struct {
     const tuple_run *flat;
     unsigned nflat;
@@ -42,28 +43,60 @@ typedef struct {
                                 yet passed */
     int packed;              /* cursor is on the packed part */
     packed_cursor cursor;
+    const tuple_box *bits;   /* NULL: none */
     unsigned arity;
 } full_walk;
 
-/* A walk of the set held as flat[0..nflat) and packed, from its start. */
-static full_walk walk_start(const tuple_run *flat, unsigned nflat,
-                            const packed_tuples *packed, unsigned arity)
+/* A walk of the set `full`, from its start. */
+static full_walk walk_start(const full_set *full, unsigned arity)
 {
-    full_walk f = {.flat = flat, .nflat = nflat, .arity = arity};
-    if (packed && packed->n > 0) {
+    full_walk f = {.flat = full->flat, .nflat = full->nflat, .arity = arity};
+    if (full->packed && full->packed->n > 0) {
         f.packed = 1;
-        packed_cursor_seek(&f.cursor, packed, arity, 0);
+        packed_cursor_seek(&f.cursor, full->packed, arity, 0);
     }
+    if (full->bits && full->bits->slot)
+        f.bits = full->bits;
     return f;
 }
 
-/* Whether full holds t: its flat runs first, then its packed part (as
+static full_set full_of(const tuple_run *flat, unsigned nflat,
+                        const packed_tuples *packed)
+{
+    return (full_set){flat, nflat, packed, NULL};
+}
+
+/* Whether box x holds t: within its corners, in a row it holds, its bit
+ * set.  Constant time: a relation's full held as bits answers the
+ * reduction's every search with one of these. */
+static inline int box_has(const tuple_box *x, const uint64_t *t)
+{
+    unsigned a = x->arity, k = a - 1;
+    uint64_t row = 0;
+    for (unsigned c = 0; c < k; c++) {
+        if (t[c] < x->min[c] || t[c] > x->max[c])
+            return 0;
+        row = row * (x->max[c] - x->min[c] + 1) + (t[c] - x->min[c]);
+    }
+    if (t[k] < x->min[k] || t[k] > x->max[k])
+        return 0;
+    uint32_t s = x->slot[row];
+    if (!s)
+        return 0;
+    uint64_t v = t[k] - x->min[k];
+    return (int)(x->bits[(size_t)(s - 1) * x->row_words + v / 64] >>
+                 (v % 64)) & 1;
+}
+
+/* Whether full holds t: its bits, its flat runs, then its packed part (as
  * when the flat part was one array; searching the packed part first did
  * not make fe_sphere's TC faster).  Each part's search starts where its
  * last one ended, whichever parts were skipped. */
 static int full_has(full_walk *f, const uint64_t *t)
 {
     unsigned a = f->arity;
+    if (f->bits && box_has(f->bits, t))
+        return 1;
     if (tuple_runs_hold(f->flat, f->nflat, f->j, a, t, a))
         return 1;
     if (!f->packed)
@@ -76,11 +109,14 @@ static int full_has(full_walk *f, const uint64_t *t)
  * reading them all (clearing bits) costs less than searching full for each
  * candidate, which is what a small set of candidates against a large full
  * wants (fe_sphere's late iterations).  Exact on the flat part; the packed
- * part is counted in whole blocks. */
+ * part is counted in whole blocks.  full's bits are never walked: a bit
+ * is tested in constant time. */
 static int few_held_between(full_walk *f, const uint64_t *lo,
                             const uint64_t *hi, size_t most)
 {
     unsigned a = f->arity;
+    if (f->bits)
+        return 0;
     size_t held = 0;
     for (unsigned r = 0; r < f->nflat; r++) {
         const tuple_run *run = &f->flat[r];
@@ -541,6 +577,23 @@ static int lay_out(tuple_box *x, const uint64_t *min, const uint64_t *max,
     return 1;
 }
 
+/* Lays out empty x (arity, limit set) as the box from min to max of n
+ * tuples, spanning at most as many words as the tuples' own: a sparser
+ * box would cost more to write out than it saves.  0 (x left empty) when
+ * it cannot. */
+static int lay_out_first(tuple_box *x, const uint64_t *min,
+                         const uint64_t *max, unsigned arity,
+                         size_t most_bytes, size_t n)
+{
+    x->arity = arity;
+    x->most_words = most_bytes / sizeof *x->bits;
+    x->added = n;
+    if (lay_out(x, min, max, box_area(x, n)))
+        return 1;
+    memset(x, 0, sizeof *x);
+    return 0;
+}
+
 int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
                     unsigned arity, size_t most_bytes)
 {
@@ -549,15 +602,8 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
         return 0;
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
     WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, min, max))
-    x->arity = arity;
-    x->most_words = most_bytes / sizeof *x->bits;
-    x->added = n;
-    /* Spanning at most as many words as the tuples' own: a sparser box
-     * would cost more to write out than it saves. */
-    if (!lay_out(x, min, max, box_area(x, n))) {
-        memset(x, 0, sizeof *x);
+    if (!lay_out_first(x, min, max, arity, most_bytes, n))
         return 0;
-    }
     /* The rows the tuples hold, counted (marked, then unmarked) before any
      * is taken: a box refused when half built made cti's peak. */
     size_t used = 0;
@@ -716,6 +762,106 @@ size_t tuple_box_count(const tuple_box *x)
     return n;
 }
 
+int tuple_box_has(const tuple_box *x, const uint64_t *t)
+{
+    return x->slot && box_has(x, t);
+}
+
+void tuple_box_raise_limit(tuple_box *x, size_t most_bytes)
+{
+    if (most_bytes / sizeof *x->bits > x->most_words)
+        x->most_words = most_bytes / sizeof *x->bits;
+}
+
+/* Calls fn(arg, t) for every tuple t of the sets src[0..nsrc). */
+static void each_in_sets(const tuple_source *src, unsigned nsrc,
+                         unsigned arity,
+                         void (*fn)(void *arg, const uint64_t *t), void *arg)
+{
+    for (unsigned i = 0; i < nsrc; i++) {
+        if (!src[i].packed) {
+            for (size_t j = 0; j < src[i].flat.n; j++)
+                fn(arg, src[i].flat.t + j * arity);
+            continue;
+        }
+        packed_cursor c;
+        for (packed_cursor_seek(&c, src[i].packed, arity, 0); !c.at_end;
+             packed_cursor_next(&c))
+            fn(arg, c.cur);
+    }
+}
+
+typedef struct {
+    uint64_t *min, *max;
+    unsigned arity;
+} corners;
+
+static void widen_corners(void *arg, const uint64_t *t)
+{
+    corners *b = arg;
+    for (unsigned c = 0; c < b->arity; c++) {
+        b->min[c] = t[c] < b->min[c] ? t[c] : b->min[c];
+        b->max[c] = t[c] > b->max[c] ? t[c] : b->max[c];
+    }
+}
+
+typedef struct {
+    tuple_box *x;
+    size_t used;
+} row_count;
+
+static void mark_row(void *arg, const uint64_t *t)
+{
+    row_count *rc = arg;
+    tuple_box *x = rc->x;
+    uint32_t *s = &x->slot[row_of(t, x->arity, x->min, x->max)];
+    rc->used += *s == 0;
+    *s = 1;
+}
+
+static void set_bit_of(void *arg, const uint64_t *t)
+{
+    set_in_box(arg, t); /* cannot fail: room for every row */
+}
+
+int tuple_box_start_sets(tuple_box *x, const tuple_source *src,
+                         unsigned nsrc, unsigned arity, size_t most_bytes)
+{
+    memset(x, 0, sizeof *x);
+    size_t n = 0;
+    for (unsigned i = 0; i < nsrc; i++)
+        n += tuple_source_count(&src[i]);
+    if (n == 0)
+        return 0;
+    uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
+    for (unsigned c = 0; c < arity; c++) {
+        min[c] = UINT64_MAX;
+        max[c] = 0;
+    }
+    corners b = {min, max, arity};
+    each_in_sets(src, nsrc, arity, widen_corners, &b);
+    if (!lay_out_first(x, min, max, arity, most_bytes, n))
+        return 0;
+    /* The rows held, counted before any is taken (as tuple_box_start). */
+    row_count rc = {x, 0};
+    each_in_sets(src, nsrc, arity, mark_row, &rc);
+    memset(x->slot, 0, x->rows * sizeof *x->slot);
+    if (box_cost(x->rows, x->row_words, rc.used) > x->most_words ||
+        rc.used >= UINT32_MAX ||
+        !bitmap_fits_budget(rc.used * x->row_words) ||
+        !(x->bits = malloc(rc.used * x->row_words * sizeof *x->bits))) {
+        tuple_box_free(x);
+        return 0;
+    }
+    size_t before = box_bytes(x);
+    x->cap_rows = rc.used;
+    budget_note(before, box_bytes(x));
+    ravel_memory_prefer_huge_pages(x->bits,
+                                   rc.used * x->row_words * sizeof *x->bits);
+    each_in_sets(src, nsrc, arity, set_bit_of, x);
+    return 1;
+}
+
 /* Clears s's bit in box arg, if its row holds any. */
 static inline void clear_row_bit(void *arg, const uint64_t *s)
 {
@@ -742,8 +888,16 @@ static int clear_held_if_few(tuple_box *x, full_walk *f)
  * tuples. */
 #define DRAIN_WORDS 128
 
+/* The bytes write_rows writes a batch into: no more than a row's words
+ * make (a small relation's box, drained under a small memory limit). */
+static size_t batch_bytes(const tuple_box *x)
+{
+    size_t words = x->row_words < DRAIN_WORDS ? x->row_words : DRAIN_WORDS;
+    return 64 * words * x->arity * sizeof(uint64_t);
+}
+
 /* Writes the box's tuples in order, DRAIN_WORDS of a row's words at a
- * time, into t (room for 64 * DRAIN_WORDS tuples), each batch without
+ * time, into t (batch_bytes), each batch without
  * what full holds unless `walk` cleared those, and hands each batch to
  * put. */
 static int write_rows(const tuple_box *x, full_walk *f, int walk,
@@ -775,6 +929,25 @@ static int write_rows(const tuple_box *x, full_walk *f, int walk,
     return err;
 }
 
+int tuple_box_each(const tuple_box *x,
+                   int (*put)(void *arg, const uint64_t *t, size_t n),
+                   void *arg)
+{
+    if (!x->slot)
+        return MPI_SUCCESS;
+    size_t bytes = batch_bytes(x);
+    uint64_t *t = malloc(bytes);
+    if (!t)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
+                               "bytes of tuples", bytes);
+    budget_note(0, bytes);
+    full_walk none = {.arity = x->arity}; /* walked: nothing dropped */
+    int err = write_rows(x, &none, 1, t, put, arg);
+    budget_note(bytes, 0);
+    free(t);
+    return err;
+}
+
 typedef struct {
     tuple_buf *out;
     unsigned arity;
@@ -797,15 +970,14 @@ static int put_packed(void *arg, const uint64_t *t, size_t n)
 
 /* The box's tuples not held by full (flat runs and packed), in order, to
  * put; frees the box. */
-static int drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
-                 const packed_tuples *packed,
+static int drain(tuple_box *x, const full_set *full,
                  int (*put)(void *arg, const uint64_t *t, size_t n),
                  void *arg)
 {
     unsigned a = x->arity;
-    full_walk f = walk_start(flat, nflat, packed, a);
+    full_walk f = walk_start(full, a);
     int walk = clear_held_if_few(x, &f);
-    size_t bytes = 64 * DRAIN_WORDS * a * sizeof(uint64_t);
+    size_t bytes = batch_bytes(x);
     uint64_t *t = malloc(bytes);
     int err = t ? MPI_SUCCESS
                 : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
@@ -820,8 +992,7 @@ static int drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
     return err;
 }
 
-int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
-                    const packed_tuples *packed, tuple_buf *out)
+int tuple_box_drain_in(tuple_box *x, const full_set *full, tuple_buf *out)
 {
     int err = tuple_buf_reserve(out, x->arity, tuple_box_count(x));
     flat_out o = {out, x->arity};
@@ -829,21 +1000,35 @@ int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
         tuple_box_free(x);
         return err;
     }
-    return drain(x, flat, nflat, packed, put_flat, &o);
+    return drain(x, full, put_flat, &o);
+}
+
+int tuple_box_drain(tuple_box *x, const tuple_run *flat, unsigned nflat,
+                    const packed_tuples *packed, tuple_buf *out)
+{
+    full_set full = full_of(flat, nflat, packed);
+    return tuple_box_drain_in(x, &full, out);
+}
+
+int tuple_box_drain_packed_in(tuple_box *x, const full_set *full,
+                              packed_tuples *out)
+{
+    packed_writer w;
+    packed_writer_init(&w, out, x->arity);
+    int err = drain(x, full, put_packed, &w);
+    if (err == MPI_SUCCESS)
+        packed_writer_finish(&w);
+    else
+        packed_free(out);
+    return err;
 }
 
 int tuple_box_drain_packed(tuple_box *x, const tuple_run *flat,
                            unsigned nflat, const packed_tuples *packed,
                            packed_tuples *out)
 {
-    packed_writer w;
-    packed_writer_init(&w, out, x->arity);
-    int err = drain(x, flat, nflat, packed, put_packed, &w);
-    if (err == MPI_SUCCESS)
-        packed_writer_finish(&w);
-    else
-        packed_free(out);
-    return err;
+    full_set full = full_of(flat, nflat, packed);
+    return tuple_box_drain_packed_in(x, &full, out);
 }
 
 void tuple_box_free(tuple_box *x)
@@ -855,22 +1040,36 @@ void tuple_box_free(tuple_box *x)
     memset(x, 0, sizeof *x);
 }
 
+size_t tuples_drop_held_in(uint64_t *t, size_t n, unsigned arity,
+                           const full_set *full)
+{
+    full_walk f = walk_start(full, arity);
+    return drop_held(t, 0, n, &f);
+}
+
 size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
                         const tuple_run *flat, unsigned nflat,
                         const packed_tuples *packed)
 {
-    full_walk f = walk_start(flat, nflat, packed, arity);
-    return drop_held(t, 0, n, &f);
+    full_set full = full_of(flat, nflat, packed);
+    return tuples_drop_held_in(t, n, arity, &full);
 }
 
 size_t tuples_reduce(uint64_t *t, size_t n, unsigned arity,
                      const tuple_run *flat, unsigned nflat,
                      const packed_tuples *packed)
 {
+    full_set full = full_of(flat, nflat, packed);
+    return tuples_reduce_in(t, n, arity, &full);
+}
+
+size_t tuples_reduce_in(uint64_t *t, size_t n, unsigned arity,
+                        const full_set *full)
+{
     if (n == 0)
         return 0;
     unsigned k = arity - 1;
-    full_walk f = walk_start(flat, nflat, packed, arity);
+    full_walk f = walk_start(full, arity);
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
     size_t row_words, words;
     if (fits_one_bitmap(t, n, arity, min, max, &row_words, &words)) {

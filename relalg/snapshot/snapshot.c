@@ -196,12 +196,38 @@ static int member(delta_walk *w, const uint64_t *t)
            tuples_compare(d->t + w->at * w->arity, t, w->arity) == 0;
 }
 
+/* full's tuples held as bits, in order, as kind 0 unless delta holds
+ * them; all as kind 1 when delta is full (a stratum's start). */
+typedef struct {
+    snapshot_sink *s;
+    delta_walk d;
+    int all_delta;
+} bits_out;
+
+static int put_bits(void *arg, const uint64_t *t, size_t n)
+{
+    bits_out *o = arg;
+    int err = MPI_SUCCESS;
+    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++) {
+        const uint64_t *u = t + i * o->d.arity;
+        if (o->all_delta || !member(&o->d, u))
+            err = snapshot_sink_tuple(o->s, u, o->all_delta);
+    }
+    return err;
+}
+
 /* The relation's full minus delta (kind 0), then its delta (kind 1).  Both
- * are read where they lie, packed or flat: a snapshot unpacks nothing. */
+ * are read where they lie, packed, flat or as bits: a snapshot unpacks
+ * nothing. */
 static int write_relation(snapshot_sink *s, const relation *r, uint32_t index,
                           int with_delta)
 {
     int err = snapshot_sink_relation(s, index, r->arity);
+    if (err == MPI_SUCCESS && r->bits.slot) {
+        bits_out o = {.s = s, .all_delta = with_delta && r->delta_is_full};
+        delta_walk_start(&o.d, r, with_delta && !o.all_delta);
+        err = storage_bits_each(r, put_bits, &o);
+    }
     delta_walk d;
     delta_walk_start(&d, r, with_delta);
     packed_cursor c;

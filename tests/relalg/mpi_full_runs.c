@@ -177,26 +177,6 @@ static void run(const char *variant, uint32_t ratio, const char *ck,
     ravel_engine_free(e);
 }
 
-static void make_scratch(char *dir, int rank)
-{
-    if (rank == 0 && !mkdtemp(dir)) {
-        perror("mkdtemp");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    MPI_Bcast(dir, (int)strlen(dir) + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
-static void remove_scratch(const char *dir, int rank)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
-    }
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);

@@ -130,4 +130,27 @@ static inline ravel_engine *closure_engine(const ravel_engine_options *o,
     return e;
 }
 
+/* A fresh folder under /tmp named from the template dir (its XXXXXX
+ * replaced), made by rank 0 and told to every rank.  Collective. */
+static inline void make_scratch(char *dir, int rank)
+{
+    if (rank == 0 && !mkdtemp(dir)) {
+        perror("mkdtemp");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Bcast(dir, (int)strlen(dir) + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+/* Removes it, once every rank is done with it.  Collective. */
+static inline void remove_scratch(const char *dir, int rank)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", dir);
+    }
+}
+
 #endif

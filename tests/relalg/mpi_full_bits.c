@@ -1,0 +1,266 @@
+/* A relation's full held as the bits of its box (relalg/storage.c, "full
+ * as bits"), against reachability computed here by a plain breadth-first
+ * search.
+ *
+ * The closure is linear (path(x, z) :- path(x, y), edge(y, z)), so no rule
+ * reads path's full and it may be held as bits.  The graph has three
+ * parts: a dense random graph on small ids, whose closure fills its box
+ * (bits taken), a chain of small ids out of it, and then a chain of ids a
+ * million apart.  Paths start only with an edge out of the dense part
+ * (path(x, y) :- start(x, y)), so the closure reaches the far ids late:
+ * their paths fall far outside the box, which cannot widen that far, and
+ * full is packed again mid-run and takes them packed.  The other runs
+ * leave the far chain out: path is then bits to its stratum's end.  An iteration hook looks inside the
+ * engine and the test fails unless both happened on some rank (a test
+ * that never held bits would prove nothing).  A second stratum copies
+ * path from its delta (at a stratum's start, delta is full: bits must be
+ * packed again before rules read it) and from its full.  One variant
+ * writes a snapshot after every iteration and a second engine resumes from
+ * the last one; another is stopped by a memory limit and resumed, so that
+ * a snapshot written while full is bits is read back.
+ * usage: mpiexec -n P mpi_relalg_full_bits */
+#include "relalg_internal.h"
+#include "relalg_test_util.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DENSE 48      /* ids 0 .. DENSE - 1, random edges */
+#define NEAR 24       /* a chain of small ids after them */
+#define FAR 12        /* then a chain of ids FAR_STEP apart */
+#define NODES (DENSE + NEAR + FAR)
+#define FAR_STEP UINT64_C(1000000)
+
+/* reach: paths of any edges; want: those whose first edge is a start. */
+static unsigned char edge[NODES][NODES], start[NODES][NODES];
+static unsigned char reach[NODES][NODES], want[NODES][NODES];
+static int failures;
+
+/* The id of node i: the far chain's are a million apart. */
+static uint64_t id_of(int i)
+{
+    return i < DENSE + NEAR ? (uint64_t)i
+                            : FAR_STEP * (uint64_t)(i - DENSE - NEAR + 1);
+}
+
+static int node_of(uint64_t id)
+{
+    if (id < DENSE + NEAR)
+        return (int)id;
+    if (id % FAR_STEP || id / FAR_STEP > FAR)
+        return -1;
+    return (int)(id / FAR_STEP) - 1 + DENSE + NEAR;
+}
+
+/* The graph, with the far chain or without it (then path is bits to the
+ * end of its stratum, and the later strata and snapshots meet bits). */
+static void make_graph(int far)
+{
+    memset(edge, 0, sizeof edge);
+    memset(start, 0, sizeof start);
+    memset(reach, 0, sizeof reach);
+    memset(want, 0, sizeof want);
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (int a = 0; a < DENSE; a++)
+        for (int b = 0; b < DENSE; b++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            edge[a][b] = (s >> 33) % 16 == 0;
+        }
+    edge[DENSE - 1][DENSE] = 1;
+    for (int i = DENSE; i + 1 < (far ? NODES : DENSE + NEAR); i++)
+        edge[i][i + 1] = 1;
+    for (int x = 0; x < DENSE; x++)
+        for (int y = 0; y < DENSE + NEAR; y++)
+            start[x][y] = edge[x][y];
+    for (int x = 0; x < NODES; x++) {
+        int queue[NODES], head = 0, tail = 0;
+        for (int y = 0; y < NODES; y++)
+            if (edge[x][y] && !reach[x][y])
+                reach[x][y] = 1, queue[tail++] = y;
+        while (head < tail) {
+            int v = queue[head++];
+            for (int y = 0; y < NODES; y++)
+                if (edge[v][y] && !reach[x][y])
+                    reach[x][y] = 1, queue[tail++] = y;
+        }
+    }
+    for (int x = 0; x < NODES; x++)
+        for (int v = 0; v < NODES; v++)
+            if (start[x][v])
+                for (int y = 0; y < NODES; y++)
+                    want[x][y] |= v == y || reach[v][y];
+}
+
+/* What the hook saw of path on this rank. */
+typedef struct {
+    ravel_engine *e;
+    ravel_rel path;
+    int had_bits;        /* full was bits after some iteration */
+    int packed_after;    /* and packed after a later one */
+} seen;
+
+static void look_inside(const ravel_iteration_record *rec, void *arg)
+{
+    (void)rec;
+    seen *s = arg;
+    const relation *r = &s->e->rels[s->path];
+    if (r->bits.slot)
+        s->had_bits = 1;
+    else if (s->had_bits && r->packed.n > 0)
+        s->packed_after = 1;
+}
+
+/* Gathers r's tuples, (y, x) for a path from x to y, at rank 0 and
+ * compares them with want. */
+static void compare(ravel_engine *e, ravel_rel r, const char *what,
+                    const char *variant, int rank, int size)
+{
+    const uint64_t *t;
+    size_t n;
+    CHECK(ravel_relation_local(e, r, &t, &n));
+    int total;
+    uint64_t *all = gather_at_root(t, (int)(2 * n), MPI_UINT64_T,
+                                   sizeof *t, rank, size, &total);
+    if (rank == 0) {
+        static unsigned char got[NODES][NODES];
+        memset(got, 0, sizeof got);
+        int bad = 0;
+        for (int k = 0; k + 1 < total; k += 2) {
+            int x = node_of(all[k + 1]), y = node_of(all[k]);
+            if (x < 0 || y < 0 || got[x][y]++)
+                bad = 1; /* not a node, or held twice */
+        }
+        if (!bad && memcmp(got, want, sizeof got) != 0)
+            bad = 1;
+        if (bad) {
+            fprintf(stderr, "FAIL: %s, %s: %d tuples differ from the "
+                    "search's\n", variant, what, total / 2);
+            failures++;
+        }
+    }
+    free(all);
+}
+
+/* One run; with limit (bytes a rank's tuples may hold) it must stop with
+ * an error, and nothing is compared.  *s: what the hook saw. */
+static void run(const char *variant, const char *ck, int resume,
+                uint64_t limit, seen *s, int rank, int size)
+{
+    ravel_engine_options o;
+    ravel_engine_options_init(&o);
+    o.comm_backend = "auto";
+    o.quiet = 1;
+    /* Bits are tried from pack_min_tuples / 16 tuples: from the first. */
+    o.pack_min_tuples = 16;
+    o.checkpoint_dir = ck;
+    o.checkpoint_every = 0;
+    o.resume_dir = resume ? ck : NULL;
+    o.max_memory = limit;
+    ravel_engine *e;
+    CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
+    ravel_rel E, S, P, FROM_DELTA, FROM_FULL;
+    CHECK(ravel_relation_declare(e, "edge", 2, 1, &E));
+    CHECK(ravel_relation_declare(e, "start", 2, 1, &S));
+    CHECK(ravel_relation_declare(e, "path", 2, 1, &P));
+    CHECK(ravel_relation_declare(e, "from_delta", 2, 1, &FROM_DELTA));
+    CHECK(ravel_relation_declare(e, "from_full", 2, 1, &FROM_FULL));
+    memset(s, 0, sizeof *s);
+    s->e = e;
+    s->path = P;
+    ravel_engine_set_iteration_hook(e, look_inside, s);
+    if (rank == 0) /* facts from one rank: the engine routes them */
+        for (int x = 0; x < NODES; x++)
+            for (int y = 0; y < NODES; y++) {
+                uint64_t t[2] = {id_of(x), id_of(y)};
+                if (edge[x][y])
+                    CHECK(ravel_insert(e, E, t, 1));
+                if (start[x][y])
+                    CHECK(ravel_insert(e, S, t, 1));
+            }
+    /* path(x, y) :- start(x, y), held as (y, x) (as ravel-tc holds it). */
+    ravel_term yx[2] = {ravel_col(0, 1), ravel_col(0, 0)};
+    /* path(x, z) :- path(x, y), edge(y, z): (y, x) and (y, z) make (z, x). */
+    ravel_term zx[2] = {ravel_col(1, 1), ravel_col(0, 1)};
+    ravel_term same[2] = {ravel_col(0, 0), ravel_col(0, 1)};
+    CHECK(ravel_stratum_begin(e));
+    CHECK(ravel_rule_copy(e, P, (ravel_body){S, RAVEL_DELTA}, yx, 0, NULL));
+    CHECK(ravel_rule_join(e, P, (ravel_body){P, RAVEL_DELTA},
+                          (ravel_body){E, RAVEL_FULL}, zx, 0, NULL));
+    CHECK(ravel_stratum_begin(e));
+    CHECK(ravel_rule_copy(e, FROM_DELTA, (ravel_body){P, RAVEL_DELTA}, same,
+                          0, NULL));
+    CHECK(ravel_stratum_begin(e));
+    CHECK(ravel_rule_copy(e, FROM_FULL, (ravel_body){P, RAVEL_FULL}, same, 0,
+                          NULL));
+    if (limit) {
+        if (ravel_run(e) == MPI_SUCCESS) {
+            fprintf(stderr, "FAIL: %s: no stop at %llu bytes\n", variant,
+                    (unsigned long long)limit);
+            failures++;
+        }
+        ravel_engine_free(e);
+        return;
+    }
+    CHECK(ravel_run(e));
+    compare(e, P, "path", variant, rank, size);
+    compare(e, FROM_DELTA, "from_delta (copy at the stratum's start)",
+            variant, rank, size);
+    compare(e, FROM_FULL, "from_full (copy of full)", variant, rank, size);
+    ravel_engine_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* First, so that the process's peak is this run's. */
+    make_graph(0);
+    seen s;
+    int any[2];
+    run("bits", NULL, 0, 0, &s, rank, size);
+    MPI_Allreduce(&s.had_bits, &any[0], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && !any[0]) {
+        fprintf(stderr, "FAIL: path was never held as bits without the "
+                "far chain\n");
+        failures++;
+    }
+    uint64_t held, peak, least;
+    ravel_tuple_memory(&held, &peak);
+    MPI_Allreduce(&peak, &least, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    make_graph(1);
+    run("bits, then packed", NULL, 0, 0, &s, rank, size);
+    int mine[2] = {s.had_bits, s.packed_after};
+    MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && !(any[0] && any[1])) {
+        fprintf(stderr, "FAIL: path was %s as bits%s\n",
+                any[0] ? "held" : "never held",
+                any[0] && !any[1] ? ", never packed again" : "");
+        failures++;
+    }
+    make_graph(0);
+    char dir[] = "/tmp/ravel-full-bits-XXXXXX";
+    make_scratch(dir, rank);
+    run("bits, snapshots", dir, 0, 0, &s, rank, size);
+    run("bits, resumed", dir, 1, 0, &s, rank, size);
+    remove_scratch(dir, rank);
+    char stop_dir[] = "/tmp/ravel-full-bits-XXXXXX";
+    make_scratch(stop_dir, rank);
+    run("bits, stopped by the limit", stop_dir, 0, least / 2, &s, rank,
+        size);
+    run("bits, resumed after the stop", stop_dir, 1, 0, &s, rank, size);
+    remove_scratch(stop_dir, rank);
+    int bad = 0;
+    MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: full as bits, packed again mid-run, read by the next "
+               "strata, through snapshots and a stop, P=%d\n",
+               bad ? "FAILED" : "ok", size);
+    MPI_Finalize();
+    return bad ? 1 : 0;
+}
