@@ -125,6 +125,7 @@ typedef struct tuple_box {
                                      clearing when taken */
     size_t most_words;            /* index and rows take up to this */
     size_t added;                 /* tuples added (repeats too) */
+    size_t count;                 /* bits set: the tuples it holds */
     size_t retry_at;              /* widen again from this many added */
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
     unsigned arity;

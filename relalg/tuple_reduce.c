@@ -548,8 +548,9 @@ static inline int set_in_box(tuple_box *x, const uint64_t *t)
     uint64_t *bits = row_bits(x, row_of(t, x->arity, x->min, x->max), 1);
     if (!bits)
         return 0;
-    uint64_t v = t[k] - x->min[k];
-    bits[v / 64] |= (uint64_t)1 << (v % 64);
+    uint64_t v = t[k] - x->min[k], bit = (uint64_t)1 << (v % 64);
+    x->count += !(bits[v / 64] & bit);
+    bits[v / 64] |= bit;
     return 1;
 }
 
@@ -754,13 +755,10 @@ int tuple_box_add(tuple_box *x, const uint64_t *t)
     return 1;
 }
 
-size_t tuple_box_count(const tuple_box *x)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < x->used_rows * x->row_words; i++)
-        n += (size_t)__builtin_popcountll(x->bits[i]);
-    return n;
-}
+/* Kept as bits are set and cleared: counting them took 10.6% of a 1-rank
+ * profile of fe_sphere's TC (its boxes counted at every drain, through
+ * libgcc's popcount: the build targets CPUs without the instruction). */
+size_t tuple_box_count(const tuple_box *x) { return x->count; }
 
 int tuple_box_has(const tuple_box *x, const uint64_t *t)
 {
@@ -928,8 +926,11 @@ static inline void clear_row_bit(void *arg, const uint64_t *s)
     tuple_box *x = arg;
     unsigned k = x->arity - 1;
     uint64_t *bits = row_bits(x, row_of(s, x->arity, x->min, x->max), 0);
-    if (bits)
-        clear_bit(bits, s[k] - x->min[k]);
+    if (!bits)
+        return;
+    uint64_t v = s[k] - x->min[k];
+    x->count -= (bits[v / 64] >> (v % 64)) & 1;
+    clear_bit(bits, v);
 }
 
 /* Clears the bit of every tuple of full inside the box when full holds

@@ -74,6 +74,8 @@ void check_box(unsigned arity, uint64_t seed, size_t most_bytes,
     // A refused tuple goes to the buffer; it may be accepted later, once
     // the box has widened for others: what comes out is what was accepted.
     *refused_count = refused.size();
+    // The count kept as bits are set: repeats once, widenings keep it.
+    EXPECT_EQ(tuple_box_count(&box), added.size());
     // full: a flat run and a packed set, disjoint, drawn from the region.
     std::set<Tuple> flat_part, packed_part;
     for (int i = 0; i < 2000; i++) {
