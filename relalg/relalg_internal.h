@@ -100,13 +100,14 @@ struct tuple_box;
 /* A relation's full as the reduction reads it: flat runs, a packed part
  * and the bits of a box (any may be empty; bits may be NULL).  The
  * functions below that take (flat, nflat, packed) read this with no
- * bits; storage.c passes full whole (storage_full_set). */
+ * bits; storage.c passes full whole (full_set_of). */
 typedef struct {
     const tuple_run *flat;
     unsigned nflat;
     const struct packed_tuples *packed;
     const struct tuple_box *bits;
 } full_set;
+/* tuples_reduce against a full_set. */
 size_t tuples_reduce_in(uint64_t *t, size_t n, unsigned arity,
                         const full_set *full);
 
@@ -178,6 +179,7 @@ void tuple_box_raise_limit(tuple_box *x, size_t most_bytes);
 size_t tuples_drop_held(uint64_t *t, size_t n, unsigned arity,
                         const tuple_run *flat, unsigned nflat,
                         const struct packed_tuples *packed);
+/* The same against a full_set. */
 size_t tuples_drop_held_in(uint64_t *t, size_t n, unsigned arity,
                            const full_set *full);
 
@@ -289,9 +291,10 @@ static inline size_t tuple_source_count(const tuple_source *s)
 }
 /* Starts *x as the box of the disjoint sorted unique sets src[0..nsrc)
  * with their bits set, as tuple_box_start does for a flat array: when its
- * index and held rows take at most most_bytes, and its every row at most
- * the words of the tuples flat; else returns 0 and leaves *x empty.  A
- * relation's full, held as bits (storage.c), starts so. */
+ * index and held rows take at most most_bytes, and its span, every row
+ * held or not, at most the words of the tuples flat (weighed first on a
+ * sample); else returns 0 and leaves *x empty.  A relation's full, held
+ * as bits (storage.c), starts so. */
 int tuple_box_start_sets(struct tuple_box *x, const tuple_source *src,
                          unsigned nsrc, unsigned arity, size_t most_bytes);
 #define PACKED_MERGE_SOURCES_MAX 4
@@ -383,7 +386,8 @@ typedef struct {
                                      storage.c, "full as bits" */
     size_t bits_n;                /* the tuples bits holds */
     uint64_t bits_tried_at;       /* full's size when bits were last
-                                     tried and refused */
+                                     refused or given up: tried again
+                                     at twice it */
     int pack_ok;                  /* no rule of the running stratum reads
                                      full: its flat part is one array (it
                                      is packed either way: storage.c) */
