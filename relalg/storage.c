@@ -154,6 +154,16 @@ static int merge_runs(relation *r)
     return err;
 }
 
+/* 1/share of the tuples of r that make full pack, at least 1: the option
+ * counts tuples of 2 columns (TC's); wider ones are packed at as many
+ * bytes. */
+static uint64_t pack_min_share(const ravel_engine *e, const relation *r,
+                               unsigned share)
+{
+    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity / share;
+    return min ? min : 1;
+}
+
 /* Whether full is packed as it grows: packing is on. */
 static int packs(const ravel_engine *e)
 {
@@ -211,12 +221,10 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * again, and bits are tried again once it has doubled. */
 #define BITS_BYTES_PER_COLUMN 2
 
-/* Bits are tried from this many tuples, a sixteenth of those that make
- * full pack (counted at 2 columns, as pack_min_tuples). */
+/* Bits are tried from a sixteenth of the tuples that make full pack. */
 static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
 {
-    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity / 16;
-    return min ? min : 1;
+    return pack_min_share(e, r, 16);
 }
 
 static size_t bits_most_bytes(const relation *r, uint64_t n)
@@ -357,8 +365,7 @@ static int maybe_pack(const ravel_engine *e, relation *r,
     /* The option counts tuples of 2 columns (TC's); wider ones are packed
      * at as many bytes: kCFA's AEval (8 columns) held 2^20 of them flat
      * at 64 bytes each, a third of the run's peak. */
-    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity;
-    min = min ? min : 1;
+    uint64_t min = pack_min_share(e, r, 1);
     size_t flat = flat_count(r) + tuple_source_count(adding);
     if (!packs(e) || r->delta_is_full || flat < min ||
         flat < r->packed.n / PACK_RATIO)
@@ -459,8 +466,7 @@ static int gather_new(relation *r)
  * tuples an iteration, are read by several rules. */
 int storage_packs_delta(const ravel_engine *e, const relation *r, size_t n)
 {
-    uint64_t min = e->opt.pack_min_tuples * 2 / r->arity / 4;
-    return packs(e) && n >= (min ? min : 1);
+    return packs(e) && n >= pack_min_share(e, r, 4);
 }
 
 static int pack_delta(const ravel_engine *e, relation *r)

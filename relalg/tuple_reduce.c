@@ -482,9 +482,9 @@ static size_t box_rows(unsigned arity, const uint64_t *min,
 
 /* The area a box may span once `added` tuples fell in it: the words they
  * would take flat, at one bit a tuple of the box's. */
-static size_t box_area(const tuple_box *x, size_t added)
+static size_t box_area(unsigned arity, size_t added)
 {
-    return added > SIZE_MAX / x->arity ? SIZE_MAX : added * x->arity;
+    return added > SIZE_MAX / arity ? SIZE_MAX : added * arity;
 }
 
 static size_t box_bytes(const tuple_box *x)
@@ -589,10 +589,29 @@ static int lay_out_first(tuple_box *x, const uint64_t *min,
     x->arity = arity;
     x->most_words = most_bytes / sizeof *x->bits;
     x->added = n;
-    if (lay_out(x, min, max, box_area(x, n)))
+    if (lay_out(x, min, max, box_area(arity, n)))
         return 1;
     memset(x, 0, sizeof *x);
     return 0;
+}
+
+/* Room for the `used` rows a new box's tuples hold (counted before any is
+ * taken: a box refused when half built made cti's peak), within its
+ * limit and the memory limit; else frees x and returns 0. */
+static int take_rows(tuple_box *x, size_t used)
+{
+    if (box_cost(x->rows, x->row_words, used) > x->most_words ||
+        used >= UINT32_MAX || !bitmap_fits_budget(used * x->row_words) ||
+        !(x->bits = malloc(used * x->row_words * sizeof *x->bits))) {
+        tuple_box_free(x);
+        return 0;
+    }
+    size_t before = box_bytes(x);
+    x->cap_rows = used;
+    budget_note(before, box_bytes(x));
+    ravel_memory_prefer_huge_pages(x->bits,
+                                   used * x->row_words * sizeof *x->bits);
+    return 1;
 }
 
 int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
@@ -615,17 +634,8 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     }
     for (size_t i = 0; i < n; i++)
         x->slot[row_of(t + i * arity, arity, min, max)] = 0;
-    if (box_cost(x->rows, x->row_words, used) > x->most_words ||
-        used >= UINT32_MAX || !bitmap_fits_budget(used * x->row_words) ||
-        !(x->bits = malloc(used * x->row_words * sizeof *x->bits))) {
-        tuple_box_free(x);
+    if (!take_rows(x, used))
         return 0;
-    }
-    size_t before = box_bytes(x);
-    x->cap_rows = used;
-    budget_note(before, box_bytes(x));
-    ravel_memory_prefer_huge_pages(x->bits,
-                                   used * x->row_words * sizeof *x->bits);
     for (size_t i = 0; i < n; i++)
         set_in_box(x, t + i * arity); /* cannot fail: room for all */
     return 1;
@@ -707,7 +717,7 @@ static int widen_box(tuple_box *x, const uint64_t *t)
                         ? t[c]
                         : hi[c] + span;
     }
-    return relayout_box(x, lo, hi, box_area(x, x->added + 1));
+    return relayout_box(x, lo, hi, box_area(x->arity, x->added + 1));
 }
 
 size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
@@ -727,7 +737,7 @@ size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
         hi[c] = hi[c] > x->max[c] ? hi[c] : x->max[c];
     }
     size_t added = x->added + n;
-    if (wider && !relayout_box(x, lo, hi, box_area(x, added)))
+    if (wider && !relayout_box(x, lo, hi, box_area(a, added)))
         return n;
     size_t left = 0;
     for (size_t i = 0; i < n; i++)
@@ -867,8 +877,7 @@ static int sample_fits(const tuple_source *src, unsigned nsrc,
 {
     each_sampled(src, nsrc, arity, widen_corners, b);
     size_t row_words, most = most_bytes / sizeof(uint64_t);
-    size_t rows = box_rows(arity, b->min, b->max,
-                           n > SIZE_MAX / arity ? SIZE_MAX : n * arity, most,
+    size_t rows = box_rows(arity, b->min, b->max, box_area(arity, n), most,
                            &row_words);
     if (rows == 0)
         return 0;
@@ -904,18 +913,8 @@ int tuple_box_start_sets(tuple_box *x, const tuple_source *src,
     row_count rc = {x, 0};
     each_in_sets(src, nsrc, arity, mark_row, &rc);
     memset(x->slot, 0, x->rows * sizeof *x->slot);
-    if (box_cost(x->rows, x->row_words, rc.used) > x->most_words ||
-        rc.used >= UINT32_MAX ||
-        !bitmap_fits_budget(rc.used * x->row_words) ||
-        !(x->bits = malloc(rc.used * x->row_words * sizeof *x->bits))) {
-        tuple_box_free(x);
+    if (!take_rows(x, rc.used))
         return 0;
-    }
-    size_t before = box_bytes(x);
-    x->cap_rows = rc.used;
-    budget_note(before, box_bytes(x));
-    ravel_memory_prefer_huge_pages(x->bits,
-                                   rc.used * x->row_words * sizeof *x->bits);
     each_in_sets(src, nsrc, arity, set_bit_of, x);
     return 1;
 }
@@ -990,23 +989,31 @@ static int write_rows(const tuple_box *x, full_walk *f, int walk,
     return err;
 }
 
-int tuple_box_each(const tuple_box *x,
-                   int (*put)(void *arg, const uint64_t *t, size_t n),
-                   void *arg)
+/* write_rows through a batch buffer of its own, counted while held. */
+static int write_out(const tuple_box *x, full_walk *f, int walk,
+                     int (*put)(void *arg, const uint64_t *t, size_t n),
+                     void *arg)
 {
-    if (!x->slot)
-        return MPI_SUCCESS;
     size_t bytes = batch_bytes(x);
     uint64_t *t = malloc(bytes);
     if (!t)
         return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
                                "bytes of tuples", bytes);
     budget_note(0, bytes);
-    full_walk none = {.arity = x->arity}; /* walked: nothing dropped */
-    int err = write_rows(x, &none, 1, t, put, arg);
+    int err = write_rows(x, f, walk, t, put, arg);
     budget_note(bytes, 0);
     free(t);
     return err;
+}
+
+int tuple_box_each(const tuple_box *x,
+                   int (*put)(void *arg, const uint64_t *t, size_t n),
+                   void *arg)
+{
+    if (!x->slot)
+        return MPI_SUCCESS;
+    full_walk none = {.arity = x->arity}; /* walked: nothing dropped */
+    return write_out(x, &none, 1, put, arg);
 }
 
 typedef struct {
@@ -1035,20 +1042,9 @@ static int drain(tuple_box *x, const full_set *full,
                  int (*put)(void *arg, const uint64_t *t, size_t n),
                  void *arg)
 {
-    unsigned a = x->arity;
-    full_walk f = walk_start(full, a);
+    full_walk f = walk_start(full, x->arity);
     int walk = clear_held_if_few(x, &f);
-    size_t bytes = batch_bytes(x);
-    uint64_t *t = malloc(bytes);
-    int err = t ? MPI_SUCCESS
-                : ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %zu "
-                                  "bytes of candidates", bytes);
-    if (t) {
-        budget_note(0, bytes);
-        err = write_rows(x, &f, walk, t, put, arg);
-        budget_note(bytes, 0);
-    }
-    free(t);
+    int err = write_out(x, &f, walk, put, arg);
     tuple_box_free(x);
     return err;
 }
