@@ -181,13 +181,13 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
     if (n == 0)
         return MPI_SUCCESS;
     size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
-    /* A relation no rule reads keeps one flat array when it will be
-     * packed: packing bounds it already (maybe_pack), and runs made
-     * fe_sphere's TC some 5% slower (each candidate searched in several).
-     * One that rules read keeps runs between packings: kCFA adds a few
-     * thousand tuples an iteration, for some 2,000 iterations. */
-    if (packs(e) && r->pack_ok)
-        ratio = SIZE_MAX;
+    /* Every flat full keeps runs, TC's path too (no rule reads it): merged
+     * whole every iteration, its one flat array was moved whole every
+     * iteration, 16% of cal.cedge's TC (195 iterations of 2,600 new
+     * tuples into 250,000 a rank) in memmove.  Runs took that run to 0.79
+     * of its time, luxembourg_osm's to 0.93 (relalg/README.md, "Runs for
+     * every flat full").  fe_sphere's TC, once 5% slower with runs (a
+     * candidate searched in several), now holds its full as bits. */
     tuple_buf *newest = r->nruns > 0 ? &r->runs[r->nruns - 1] : &r->full;
     int err;
     if (r->nruns == FULL_RUNS_MAX - 1 || newest->n / ratio < n) {

@@ -76,7 +76,7 @@ d = json.load(open(path))
 if published and d[field] != int(published):
     sys.exit(f"two_builds.sh: {name}: {d[field]} paths, published {published}")
 peak = d.get("peak_rss_bytes_total", d["peak_rss_bytes_max"] * int(ranks))
-print(f"{name},{ranks},{which},{run},{float(end) - float(start):.2f},"
+print(f"{name},{ranks},{which},{run},{float(end) - float(start):.3f},"
       f"{d['comm_seconds']:.2f},{d['compute_seconds']:.2f},"
       f"{d[field]},{peak / 2**20:.0f},{load}")
 EOF
@@ -111,7 +111,7 @@ for g, p in keys:
     wall = {(r[2], r[3]): float(r[4]) for r in rows if (r[0], r[1]) == (g, p)}
     pairs = " ".join(f"{wall[('after', n)] / wall[('before', n)]:.2f}"
                      for w, n in wall if w == "before" and ("after", n) in wall)
-    print(f"| {g} | {p} | {med['before'][0]:.2f} | {med['after'][0]:.2f} | "
+    print(f"| {g} | {p} | {med['before'][0]:.3f} | {med['after'][0]:.3f} | "
           f"{med['after'][0] / med['before'][0]:.2f} | {pairs} | "
           f"{med['before'][1]:.0f} | {med['after'][1]:.0f} |")
 EOF
