@@ -14,6 +14,7 @@
 #include <ravel/cost_model.h>
 #include <ravel/error.h>
 #include <ravel/log.h>
+#include <ravel/mpi_start.h>
 #include <ravel/options.h>
 
 #include <errno.h>
@@ -226,7 +227,7 @@ static int run(const cal_options *o)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    ravel_mpi_init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ravel_log_set_program("ravel-calibrate");

@@ -9,6 +9,7 @@
 #include <ravel/datalog.h>
 #include <ravel/error.h>
 #include <ravel/log.h>
+#include <ravel/mpi_start.h>
 #include <ravel/options.h>
 
 #include <stdio.h>
@@ -91,7 +92,7 @@ static int run(const datalog_options *o, const char *path)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    ravel_mpi_init(&argc, &argv);
     ravel_log_set_program("ravel-datalog");
     char *scratch[2] = {NULL, NULL};
     translate_short(argc, argv, scratch);

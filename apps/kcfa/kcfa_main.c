@@ -18,6 +18,7 @@
 #include <ravel/json.h>
 #include <ravel/log.h>
 #include <ravel/memory.h>
+#include <ravel/mpi_start.h>
 #include <ravel/options.h>
 #include <ravel/timer.h>
 
@@ -179,7 +180,7 @@ static int run(const kcfa_options *o, const char *path, int rank, int P)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    ravel_mpi_init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);

@@ -7,6 +7,7 @@
 
 #include "ravel/error.h"
 #include "ravel/log.h"
+#include "ravel/mpi_start.h"
 #include "ravel/options.h"
 
 #include <mpi.h>
@@ -107,7 +108,7 @@ static void report(const char *path, const ravel_tc_graph *g, int per_rank,
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    ravel_mpi_init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ravel_log_set_program("ravel-tc-check");

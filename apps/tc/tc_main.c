@@ -15,6 +15,7 @@
 #include <ravel/comm.h>
 #include <ravel/error.h>
 #include <ravel/log.h>
+#include <ravel/mpi_start.h>
 #include <ravel/options.h>
 #include <ravel/relalg.h>
 #include <ravel/timer.h>
@@ -135,7 +136,7 @@ static int run(const tc_options *o, const char *graph_path,
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    ravel_mpi_init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);

@@ -6,7 +6,9 @@
 # few hundredths of a second, and this prints what lies under the MPI
 # side's: `mpiexec -n RANKS true` (the launcher alone), an MPI program that
 # only initialises, reduces once and finalises (bench/peers/mpi_empty.c),
-# then ravel-tc and Soufflé (-j RANKS) on each GRAPH.  RUNS rounds, the four
+# the same program with hwloc's PCI phase left out as ravel's programs
+# start MPI on one node (HWLOC_COMPONENTS=-linux:pci, core/mpi_start.c),
+# then ravel-tc and Soufflé (-j RANKS) on each GRAPH.  RUNS rounds, the five
 # one after the other in each (a drift of the machine hits all alike);
 # medians of the wall seconds (bash's EPOCHREALTIME around each command:
 # /usr/bin/time's hundredths are too coarse here).  Both closures must
@@ -19,7 +21,7 @@
 # Environment: RUNS (default 5), RANKS (default 2), SOUFFLE (default
 # /opt/souffle/bin/souffle: build it once with ../shared/peers/souffle/build.sh).
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '16,20p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '18,22p' "$0" >&2; exit 2; }
 build=$1
 shift
 [[ $# -gt 0 ]] || set -- OL.cedge wing TG.cedge cal.cedge
@@ -61,6 +63,7 @@ for graph in "$@"; do
   for ((r = 1; r <= runs; r++)); do
     echo "$graph,launcher,$r,$(timed mpiexec -n "$ranks" true)" >>"$work/runs.csv"
     echo "$graph,mpi,$r,$(timed mpiexec -n "$ranks" "$work/empty")" >>"$work/runs.csv"
+    echo "$graph,mpi_no_pci,$r,$(HWLOC_COMPONENTS=-linux:pci timed mpiexec -n "$ranks" "$work/empty")" >>"$work/runs.csv"
     s=$(timed mpiexec -n "$ranks" "$tc" --quiet --json "${flags[@]}" "$file")
     paths=$(sed -n 's/.*"closure_size": \([0-9]*\).*/\1/p' "$work/out")
     [[ $paths == "$published" ]] || {
@@ -81,13 +84,13 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat "$work/runs.csv"
 
 echo
-echo "| graph | paths | mpiexec -n $ranks true s | MPI program s | ravel-tc $ranks ranks s | Soufflé -j$ranks s | half of Soufflé's s | MPI program / half of Soufflé's |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| graph | paths | mpiexec -n $ranks true s | MPI program s | MPI program, PCI skipped s | ravel-tc $ranks ranks s | Soufflé -j$ranks s | half of Soufflé's s | MPI program, PCI skipped / half of Soufflé's | ravel-tc / Soufflé |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for graph in "$@"; do
   published=$(awk -F'\t' -v n="$graph" '$1 == n { print $4 }' "$manifest")
   m() { awk -F, -v g="$graph" -v w="$1" '$1 == g && $2 == w { print $4 }' "$work/runs.csv" | median; }
-  l=$(m launcher) e=$(m mpi) t=$(m ravel) s=$(m souffle)
-  awk -v g="$graph" -v p="$published" -v l="$l" -v e="$e" -v t="$t" -v s="$s" \
-    'BEGIN { printf "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f |\n",
-             g, p, l, e, t, s, s / 2, e / (s / 2) }'
+  l=$(m launcher) e=$(m mpi) n=$(m mpi_no_pci) t=$(m ravel) s=$(m souffle)
+  awk -v g="$graph" -v p="$published" -v l="$l" -v e="$e" -v n="$n" -v t="$t" -v s="$s" \
+    'BEGIN { printf "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f | %.2f |\n",
+             g, p, l, e, n, t, s, s / 2, n / (s / 2), t / s }'
 done

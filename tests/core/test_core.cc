@@ -14,6 +14,7 @@
 #include "ravel/hash.h"
 #include "ravel/json.h"
 #include "ravel/memory.h"
+#include "ravel/mpi_start.h"
 #include "ravel/options.h"
 #include "ravel/quote.h"
 
@@ -364,4 +365,37 @@ TEST(Memory, GrownCapacityMatchesGrow)
     ASSERT_EQ(ravel_grow(&d, &cap, 101, 1), 0);
     EXPECT_EQ(cap, ravel_grown_capacity(100, 101));
     free(d);
+}
+
+// When MPI starts without hwloc's PCI phase (core/mpi_start.c): only when
+// every rank is on this node, by the launcher's own counts, and never over
+// the user's HWLOC_COMPONENTS.
+TEST(MpiStart, SkipsPciOnlyWhenEveryRankIsHereAndTheUserSaidNothing)
+{
+    const std::string skip = RAVEL_HWLOC_SKIP_PCI;
+    auto value = [](const char *user, const char *local, const char *all) {
+        const char *v = ravel_hwloc_components_for(user, local, all);
+        return std::string(v ? v : "(leave)");
+    };
+    EXPECT_EQ(value(nullptr, "2", "2"), skip);
+    EXPECT_EQ(value(nullptr, "1", "1"), skip);
+    EXPECT_EQ(value(nullptr, "64", "64"), skip);
+    EXPECT_EQ(value(nullptr, nullptr, nullptr), skip); // a singleton
+    // Ranks on other nodes: their network cards matter.
+    EXPECT_EQ(value(nullptr, "2", "4"), "(leave)");
+    EXPECT_EQ(value(nullptr, "1", "2"), "(leave)");
+    // A launcher that does not say where the ranks are.
+    EXPECT_EQ(value(nullptr, nullptr, "2"), "(leave)");
+    EXPECT_EQ(value(nullptr, "2", nullptr), "(leave)");
+    // Counts that are not counts.
+    EXPECT_EQ(value(nullptr, "", ""), "(leave)");
+    EXPECT_EQ(value(nullptr, "0", "0"), "(leave)");
+    EXPECT_EQ(value(nullptr, "2x", "2x"), "(leave)");
+    EXPECT_EQ(value(nullptr, "-2", "-2"), "(leave)");
+    EXPECT_EQ(value(nullptr, " 2", " 2"), "(leave)");
+    EXPECT_EQ(value(nullptr, "99999999999999999999999",
+                    "99999999999999999999999"), "(leave)");
+    // The user's setting stands, even an empty one.
+    EXPECT_EQ(value("linux", "2", "2"), "(leave)");
+    EXPECT_EQ(value("", nullptr, nullptr), "(leave)");
 }
