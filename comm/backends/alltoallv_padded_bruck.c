@@ -36,7 +36,9 @@ typedef struct {
 static int allocate(padded_bruck_buffers *b, int P)
 {
     size_t most = (size_t)ravel_bruck_max_step_positions(P);
-    size_t step_bytes, transit_bytes;
+    /* Zeroed: gcc, inlining the size check, loses sight of its error
+     * return before they are read. */
+    size_t step_bytes = 0, transit_bytes = 0;
     int err = comm_padded_bruck_sizes(P, b->M, &step_bytes, &transit_bytes);
     if (err != MPI_SUCCESS)
         return err;
