@@ -80,6 +80,60 @@ TEST(TupleOps, AppendingNothingToAnEmptyBufferLeavesItEmpty)
     tuple_buf_free(&b);
 }
 
+// tuples_lower_bound (galloping from a start, and its two-column path)
+// against std::lower_bound on the first `words` columns, from starts at,
+// before and past the answer; sets with long runs of one first column (a
+// search by one column lands on the first of them) and values at 0 and
+// 2^64 - 1.
+TEST(TupleOps, LowerBoundMatchesStdLowerBound)
+{
+    std::mt19937_64 rng(17);
+    for (unsigned arity : {1u, 2u, 3u}) {
+        for (unsigned bits : {3u, 12u, 64u}) {
+            Tuples t = sorted_unique(random_tuples(rng, 3000, arity, bits));
+            t.insert(t.begin(), std::vector<uint64_t>(arity, 0));
+            t.push_back(std::vector<uint64_t>(arity, ~0ull));
+            t = sorted_unique(t);
+            std::vector<uint64_t> flat = flatten(t, arity);
+            for (unsigned words = 1; words <= arity; words++) {
+                for (int k = 0; k < 400; k++) {
+                    std::vector<uint64_t> key(arity);
+                    if (k % 3 == 0) { // one that is there
+                        key = t[rng() % t.size()];
+                    } else {
+                        for (auto &v : key)
+                            v = k % 3 == 1 ? rng() & ((1ull << 12) - 1) : rng();
+                    }
+                    auto before = [words](const std::vector<uint64_t> &a,
+                                          const std::vector<uint64_t> &b) {
+                        return std::lexicographical_compare(
+                            a.begin(), a.begin() + words, b.begin(),
+                            b.begin() + words);
+                    };
+                    size_t want = std::lower_bound(t.begin(), t.end(), key,
+                                                   before) - t.begin();
+                    for (size_t lo : {size_t{0}, want / 2, want,
+                                      want > 0 ? want - 1 : 0}) {
+                        size_t got = tuples_lower_bound(flat.data(), lo,
+                                                        t.size(), arity,
+                                                        key.data(), words);
+                        ASSERT_EQ(got, want)
+                            << "arity " << arity << " words " << words
+                            << " bits " << bits << " from " << lo;
+                    }
+                    // From past the answer it answers where it starts.
+                    if (want < t.size()) {
+                        ASSERT_EQ(tuples_lower_bound(flat.data(), want + 1,
+                                                     t.size(), arity,
+                                                     key.data(), words),
+                                  want + 1);
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST(TupleOps, SortUniqueMatchesStdSortUnique)
 {
     std::mt19937_64 rng(7);
