@@ -83,23 +83,26 @@ void tuple_buf_shrink(tuple_buf *b, unsigned arity)
         (void)grow_to(b, arity, b->n); /* on failure the old block stays */
 }
 
-/* Whether pair a comes before pair b: two comparisons, no early return. */
-static inline int pair_before(const uint64_t *a, const uint64_t *b)
+/* Whether t comes before key on the first `words` columns.  `pairs`:
+ * both have two columns, compared by both with two comparisons and no
+ * loop. */
+static inline int comes_before(const uint64_t *t, const uint64_t *key,
+                               unsigned words, int pairs)
 {
-    return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
+    if (pairs)
+        return t[0] < key[0] || (t[0] == key[0] && t[1] < key[1]);
+    return tuples_compare(t, key, words) < 0;
 }
 
-/* tuples_lower_bound for tuples of two columns searched by both (TC's
- * path: every candidate's search in full's flat runs).  Without the loop
- * of tuples_compare over a width known only at run time, cal.cedge's TC at
- * 1 rank took 686 million instructions instead of 722 (callgrind), and
- * luxembourg_osm's and cti's at 2 ranks 0.96 of the time
- * (relalg/README.md, "Two-column searches"). */
-static size_t lower_bound_pairs(const uint64_t *t, size_t lo, size_t n,
-                                const uint64_t *key)
+/* Gallop: probe lo, lo+1, lo+3, lo+7, ... then binary search.  Inlined
+ * twice below, `pairs` a constant in each. */
+static inline size_t gallop_lower_bound(const uint64_t *t, size_t lo,
+                                        size_t n, unsigned arity,
+                                        const uint64_t *key, unsigned words,
+                                        int pairs)
 {
     size_t step = 1, hi = lo;
-    while (hi < n && pair_before(t + 2 * hi, key)) {
+    while (hi < n && comes_before(t + hi * arity, key, words, pairs)) {
         lo = hi + 1;
         hi = lo + step;
         step *= 2;
@@ -108,7 +111,7 @@ static size_t lower_bound_pairs(const uint64_t *t, size_t lo, size_t n,
         hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (pair_before(t + 2 * mid, key))
+        if (comes_before(t + mid * arity, key, words, pairs))
             lo = mid + 1;
         else
             hi = mid;
@@ -119,25 +122,15 @@ static size_t lower_bound_pairs(const uint64_t *t, size_t lo, size_t n,
 size_t tuples_lower_bound(const uint64_t *t, size_t lo, size_t n,
                           unsigned arity, const uint64_t *key, unsigned words)
 {
+    /* Tuples of two columns searched by both (TC's path: every
+     * candidate's search in full's flat runs) skip tuples_compare's loop
+     * over a width known only at run time: cal.cedge's TC at 1 rank took
+     * 690 million instructions instead of 722 (callgrind), and
+     * luxembourg_osm's and cti's at 2 ranks 0.96 of the time
+     * (relalg/README.md, "Two-column searches"). */
     if (arity == 2 && words == 2)
-        return lower_bound_pairs(t, lo, n, key);
-    /* Gallop: probe lo, lo+1, lo+3, lo+7, ... then binary search. */
-    size_t step = 1, hi = lo;
-    while (hi < n && tuples_compare(t + hi * arity, key, words) < 0) {
-        lo = hi + 1;
-        hi = lo + step;
-        step *= 2;
-    }
-    if (hi > n)
-        hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tuples_compare(t + mid * arity, key, words) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+        return gallop_lower_bound(t, lo, n, 2, key, 2, 1);
+    return gallop_lower_bound(t, lo, n, arity, key, words, 0);
 }
 
 int tuple_runs_hold(const tuple_run *runs, unsigned nruns, size_t *j,
