@@ -6,9 +6,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* A rank count: digits only, at least 1; 0 when `s` is not one. */
+/* A rank count: digits only; 0 when `s` is not one (or is 0). */
 static unsigned long rank_count(const char *s)
 {
     if (!s || *s < '0' || *s > '9')
@@ -21,24 +20,39 @@ static unsigned long rank_count(const char *s)
 
 const char *ravel_hwloc_components_for(const char *user,
                                        const char *local_ranks,
-                                       const char *all_ranks)
+                                       const char *all_ranks, int launched)
 {
     /* Set, even empty, is the user's choice. */
     if (user)
         return NULL;
-    /* Neither: a singleton, started without a launcher. */
-    if (!local_ranks && !all_ranks)
-        return RAVEL_HWLOC_SKIP_PCI;
+    if (!launched)
+        return RAVEL_HWLOC_SKIP_PCI; /* a singleton: one process, here */
     unsigned long local = rank_count(local_ranks);
     unsigned long all = rank_count(all_ranks);
     return local != 0 && local == all ? RAVEL_HWLOC_SKIP_PCI : NULL;
+}
+
+/* Whether a launcher started this process: one of the variables that
+ * MPICH's hydra, Slurm's PMI-1 and PMI-2, PMIx or Open MPI's launcher put
+ * in every rank's environment is set.  None: a singleton, which MPICH's
+ * PMI client also recognises by PMI_FD and PMI_PORT being unset. */
+static int launched(void)
+{
+    static const char *const set_by_launchers[] = {
+        "PMI_FD", "PMI_PORT", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS",
+        "PMIX_RANK", "PMIX_NAMESPACE", "OMPI_COMM_WORLD_SIZE"};
+    for (size_t i = 0; i < sizeof set_by_launchers / sizeof *set_by_launchers;
+         i++)
+        if (getenv(set_by_launchers[i]))
+            return 1;
+    return 0;
 }
 
 int ravel_mpi_init(int *argc, char ***argv)
 {
     const char *value = ravel_hwloc_components_for(
         getenv("HWLOC_COMPONENTS"), getenv("MPI_LOCALNRANKS"),
-        getenv("PMI_SIZE"));
+        getenv("PMI_SIZE"), launched());
     /* A failed setenv (out of memory) only costs the time it would save. */
     if (value)
         (void)setenv("HWLOC_COMPONENTS", value, 0);

@@ -4,7 +4,8 @@
 # each must start with HWLOC_COMPONENTS=-linux:pci, and hwloc itself must
 # say it left Linux's PCI phase out (its HWLOC_COMPONENTS_VERBOSE report:
 # the value is one hwloc understands, not only one we set); a singleton
-# likewise; a value the user set, even empty, must stand untouched.
+# likewise, but not a process with a launcher's variable and no counts; a
+# value the user set, even empty, must stand untouched.
 set -euo pipefail
 mpiexec=$1 probe=$2
 scratch=$(mktemp -d)
@@ -25,6 +26,9 @@ unset HWLOC_COMPONENTS
 expect -linux:pci "$mpiexec" -n 2 "$probe"
 [[ $(grep -c . "$scratch/out") == 2 ]] || die "not 2 ranks: $(cat "$scratch/out")"
 expect -linux:pci "$probe"
+# A launcher's variable without the counts (PMIx's, say): ranks may be
+# spread over nodes, so the environment is left alone.
+PMIX_RANK=0 expect unset "$probe"
 
 # hwloc's own word that the PCI phase was left out (phase 0x8, PCI, of the
 # linux component; see hwloc's HWLOC_COMPONENTS_VERBOSE).

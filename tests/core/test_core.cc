@@ -373,18 +373,20 @@ TEST(Memory, GrownCapacityMatchesGrow)
 TEST(MpiStart, SkipsPciOnlyWhenEveryRankIsHereAndTheUserSaidNothing)
 {
     const std::string skip = RAVEL_HWLOC_SKIP_PCI;
-    auto value = [](const char *user, const char *local, const char *all) {
-        const char *v = ravel_hwloc_components_for(user, local, all);
+    auto value = [](const char *user, const char *local, const char *all,
+                    int launched = 1) {
+        const char *v = ravel_hwloc_components_for(user, local, all, launched);
         return std::string(v ? v : "(leave)");
     };
     EXPECT_EQ(value(nullptr, "2", "2"), skip);
     EXPECT_EQ(value(nullptr, "1", "1"), skip);
     EXPECT_EQ(value(nullptr, "64", "64"), skip);
-    EXPECT_EQ(value(nullptr, nullptr, nullptr), skip); // a singleton
+    EXPECT_EQ(value(nullptr, nullptr, nullptr, 0), skip); // a singleton
     // Ranks on other nodes: their network cards matter.
     EXPECT_EQ(value(nullptr, "2", "4"), "(leave)");
     EXPECT_EQ(value(nullptr, "1", "2"), "(leave)");
-    // A launcher that does not say where the ranks are.
+    // A launcher that does not say where the ranks are (PMIx, Slurm's).
+    EXPECT_EQ(value(nullptr, nullptr, nullptr), "(leave)");
     EXPECT_EQ(value(nullptr, nullptr, "2"), "(leave)");
     EXPECT_EQ(value(nullptr, "2", nullptr), "(leave)");
     // Counts that are not counts.
@@ -397,5 +399,5 @@ TEST(MpiStart, SkipsPciOnlyWhenEveryRankIsHereAndTheUserSaidNothing)
                     "99999999999999999999999"), "(leave)");
     // The user's setting stands, even an empty one.
     EXPECT_EQ(value("linux", "2", "2"), "(leave)");
-    EXPECT_EQ(value("", nullptr, nullptr), "(leave)");
+    EXPECT_EQ(value("", nullptr, nullptr, 0), "(leave)");
 }

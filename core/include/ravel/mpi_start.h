@@ -25,15 +25,17 @@ extern "C" {
 /* The HWLOC_COMPONENTS a program should start MPI with, from the
  * environment's values (NULL when unset): `user`, HWLOC_COMPONENTS itself;
  * `local_ranks`, the ranks on this node (MPI_LOCALNRANKS, set by MPICH's
- * launcher, hydra); `all_ranks`, the ranks of the job (PMI_SIZE).  Returns
- * RAVEL_HWLOC_SKIP_PCI when HWLOC_COMPONENTS is unset and either no
- * launcher started the program (a singleton) or both counts are the same
- * number; NULL (leave the environment as it is) otherwise, also when a
- * count is missing or not a number: a launcher that does not say where the
- * ranks are may have spread them over nodes. */
+ * launcher, hydra); `all_ranks`, the ranks of the job (PMI_SIZE);
+ * `launched`, whether any launcher's variable is set (PMI_FD, PMI_PORT,
+ * PMIX_RANK, ...; ravel_mpi_init looks).  Returns RAVEL_HWLOC_SKIP_PCI
+ * when HWLOC_COMPONENTS is unset and either no launcher started the
+ * program (a singleton) or both counts are the same number; NULL (leave
+ * the environment as it is) otherwise, also when a count is missing or not
+ * a number: a launcher that does not say where the ranks are (Slurm's,
+ * PMIx) may have spread them over nodes. */
 const char *ravel_hwloc_components_for(const char *user,
                                        const char *local_ranks,
-                                       const char *all_ranks);
+                                       const char *all_ranks, int launched);
 
 /* MPI_Init(argc, argv) after setting HWLOC_COMPONENTS as
  * ravel_hwloc_components_for says; returns MPI_Init's value. */
