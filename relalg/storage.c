@@ -181,11 +181,11 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
     if (n == 0)
         return MPI_SUCCESS;
     size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
-    /* Every flat full keeps runs, TC's path too (no rule reads it): merged
-     * whole every iteration, its one flat array was moved whole every
+    /* Every flat full keeps runs, TC's path too (no rule reads it): its
+     * one flat array, merged into from the back, moved nearly whole every
      * iteration, 16% of cal.cedge's TC (195 iterations of 2,600 new
-     * tuples into 250,000 a rank) in memmove.  Runs took that run to 0.79
-     * of its time, luxembourg_osm's to 0.93 (relalg/README.md, "Runs for
+     * tuples into 250,000 a rank) in memmove.  Runs took that run to 0.78
+     * of its time, luxembourg_osm's to 0.92 (relalg/README.md, "Runs for
      * every flat full").  fe_sphere's TC, once 5% slower with runs (a
      * candidate searched in several), now holds its full as bits. */
     tuple_buf *newest = r->nruns > 0 ? &r->runs[r->nruns - 1] : &r->full;
