@@ -18,18 +18,13 @@ static unsigned long rank_count(const char *s)
     return *end == '\0' && errno == 0 ? n : 0;
 }
 
-const char *ravel_hwloc_components_for(const char *user,
-                                       const char *local_ranks,
-                                       const char *all_ranks, int launched)
+int ravel_every_rank_here(const char *local_ranks, const char *all_ranks,
+                          int launched)
 {
-    /* Set, even empty, is the user's choice. */
-    if (user)
-        return NULL;
     if (!launched)
-        return RAVEL_HWLOC_SKIP_PCI; /* a singleton: one process, here */
+        return 1; /* a singleton: one process, here */
     unsigned long local = rank_count(local_ranks);
-    unsigned long all = rank_count(all_ranks);
-    return local != 0 && local == all ? RAVEL_HWLOC_SKIP_PCI : NULL;
+    return local != 0 && local == rank_count(all_ranks);
 }
 
 /* Whether a launcher started this process: one of the variables that
@@ -50,11 +45,12 @@ static int launched(void)
 
 int ravel_mpi_init(int *argc, char ***argv)
 {
-    const char *value = ravel_hwloc_components_for(
-        getenv("HWLOC_COMPONENTS"), getenv("MPI_LOCALNRANKS"),
-        getenv("PMI_SIZE"), launched());
-    /* A failed setenv (out of memory) only costs the time it would save. */
-    if (value)
-        (void)setenv("HWLOC_COMPONENTS", value, 0);
+    if (ravel_every_rank_here(getenv("MPI_LOCALNRANKS"), getenv("PMI_SIZE"),
+                              launched())) {
+        /* Not overwriting: the user's value stands.  A failed setenv (out
+         * of memory) only costs the time it would save. */
+        (void)setenv("HWLOC_COMPONENTS", RAVEL_HWLOC_SKIP_PCI, 0);
+        (void)setenv("UCX_TLS", RAVEL_UCX_ONE_NODE_TLS, 0);
+    }
     return MPI_Init(argc, argv);
 }

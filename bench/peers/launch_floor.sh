@@ -6,8 +6,8 @@
 # few hundredths of a second, and this prints what lies under the MPI
 # side's: `mpiexec -n RANKS true` (the launcher alone), an MPI program that
 # only initialises, reduces once and finalises (bench/peers/mpi_empty.c),
-# the same program with hwloc's PCI phase left out as ravel's programs
-# start MPI on one node (HWLOC_COMPONENTS=-linux:pci, core/mpi_start.c),
+# the same program started as ravel's programs start MPI on one node
+# (HWLOC_COMPONENTS=-linux:pci UCX_TLS=self,sysv,cma, core/mpi_start.c),
 # then ravel-tc and Soufflé (-j RANKS) on each GRAPH.  RUNS rounds, the five
 # one after the other in each (a drift of the machine hits all alike);
 # medians of the wall seconds (bash's EPOCHREALTIME around each command:
@@ -63,7 +63,7 @@ for graph in "$@"; do
   for ((r = 1; r <= runs; r++)); do
     echo "$graph,launcher,$r,$(timed mpiexec -n "$ranks" true)" >>"$work/runs.csv"
     echo "$graph,mpi,$r,$(timed mpiexec -n "$ranks" "$work/empty")" >>"$work/runs.csv"
-    echo "$graph,mpi_no_pci,$r,$(HWLOC_COMPONENTS=-linux:pci timed mpiexec -n "$ranks" "$work/empty")" >>"$work/runs.csv"
+    echo "$graph,mpi_one_node,$r,$(HWLOC_COMPONENTS=-linux:pci UCX_TLS=self,sysv,cma timed mpiexec -n "$ranks" "$work/empty")" >>"$work/runs.csv"
     s=$(timed mpiexec -n "$ranks" "$tc" --quiet --json "${flags[@]}" "$file")
     paths=$(sed -n 's/.*"closure_size": \([0-9]*\).*/\1/p' "$work/out")
     [[ $paths == "$published" ]] || {
@@ -84,12 +84,12 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat "$work/runs.csv"
 
 echo
-echo "| graph | paths | mpiexec -n $ranks true s | MPI program s | MPI program, PCI skipped s | ravel-tc $ranks ranks s | Soufflé -j$ranks s | half of Soufflé's s | MPI program, PCI skipped / half of Soufflé's | ravel-tc / Soufflé |"
+echo "| graph | paths | mpiexec -n $ranks true s | MPI program s | MPI program, started as ravel's s | ravel-tc $ranks ranks s | Soufflé -j$ranks s | half of Soufflé's s | MPI program, started as ravel's / half of Soufflé's | ravel-tc / Soufflé |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for graph in "$@"; do
   published=$(awk -F'\t' -v n="$graph" '$1 == n { print $4 }' "$manifest")
   m() { awk -F, -v g="$graph" -v w="$1" '$1 == g && $2 == w { print $4 }' "$work/runs.csv" | median; }
-  l=$(m launcher) e=$(m mpi) n=$(m mpi_no_pci) t=$(m ravel) s=$(m souffle)
+  l=$(m launcher) e=$(m mpi) n=$(m mpi_one_node) t=$(m ravel) s=$(m souffle)
   awk -v g="$graph" -v p="$published" -v l="$l" -v e="$e" -v n="$n" -v t="$t" -v s="$s" \
     'BEGIN { printf "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f | %.2f |\n",
              g, p, l, e, n, t, s, s / 2, n / (s / 2), t / s }'

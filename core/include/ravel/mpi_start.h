@@ -1,17 +1,31 @@
 /* ravel/mpi_start.h: starting MPI the way ravel's programs do.
  *
- * MPICH's MPI_Init has hwloc discover the machine, its PCI devices
- * included, by reading each device's configuration space under /sys: on
- * the benchmark VM, whose hypervisor traps those reads, that was 0.02 of
- * the 0.05 s that two ranks took to start, a fifth of TC's whole run on
- * the smallest graphs (bench/results/peers/README.md, "The time floor of
- * an MPI program").  MPICH needs the PCI devices only to place a rank near
- * its network card (ch4:ofi) and for MPI_Comm_split_type's hardware hints,
- * which ravel does not use; when every rank runs on this node there is no
- * network card to be near.  So ravel's programs start MPI with hwloc told
- * to skip Linux's PCI phase (HWLOC_COMPONENTS=-linux:pci) when the
- * launcher says every rank is on this node, or there is no launcher, and
- * the user has not set HWLOC_COMPONENTS. */
+ * When every rank of the job runs on this node, two of the things MPICH's
+ * MPI_Init sets up serve only jobs that span nodes, and both cost start-up
+ * time that the smallest closures feel (TC of OL.cedge is 0.02 s of work
+ * in a run of 0.04):
+ *
+ *  - hwloc discovers the machine, its PCI devices included, by reading
+ *    each device's configuration space under /sys: on the benchmark VM,
+ *    whose hypervisor traps those reads, that was 0.02 of the 0.05 s two
+ *    ranks took to start (bench/results/peers/README.md, "The time floor
+ *    of an MPI program").  MPICH needs the devices only to place a rank
+ *    near its network card and for MPI_Comm_split_type's hardware hints,
+ *    which ravel does not use.  HWLOC_COMPONENTS=-linux:pci skips them.
+ *  - UCX (MPICH's ch4:ucx netmod) opens every transport it has, each with
+ *    its buffers: TCP sockets on every interface, and shared memory twice
+ *    (posix and sysv, the same protocol; posix writes its segments as it
+ *    creates them).  Two ranks on one node talk through sysv for small
+ *    messages and cma (process_vm_readv) for large ones either way: UCX's
+ *    own log (UCX_LOG_LEVEL=info) gives the same lanes, tag(sysv cma),
+ *    with the default and with UCX_TLS=self,sysv,cma.  The empty MPI
+ *    program started in 0.025 s instead of 0.029 with it, and each rank
+ *    held 2 MB less (relalg/README.md, "Only the transports one node
+ *    uses").
+ *
+ * So ravel's programs start MPI with both set when the launcher says every
+ * rank is on this node, or there is no launcher; a variable the user has
+ * set, even empty, is left as it is. */
 #ifndef RAVEL_MPI_START_H
 #define RAVEL_MPI_START_H
 
@@ -19,26 +33,27 @@
 extern "C" {
 #endif
 
-/* What hwloc's skipping of PCI devices sets HWLOC_COMPONENTS to. */
+/* HWLOC_COMPONENTS on one node: hwloc's Linux PCI phase left out. */
 #define RAVEL_HWLOC_SKIP_PCI "-linux:pci"
+/* UCX_TLS on one node: a rank to itself, shared memory, and cross-memory
+ * attach for large messages. */
+#define RAVEL_UCX_ONE_NODE_TLS "self,sysv,cma"
 
-/* The HWLOC_COMPONENTS a program should start MPI with, from the
- * environment's values (NULL when unset): `user`, HWLOC_COMPONENTS itself;
- * `local_ranks`, the ranks on this node (MPI_LOCALNRANKS, set by MPICH's
- * launcher, hydra); `all_ranks`, the ranks of the job (PMI_SIZE);
- * `launched`, whether any launcher's variable is set (PMI_FD, PMI_PORT,
- * PMIX_RANK, ...; ravel_mpi_init looks).  Returns RAVEL_HWLOC_SKIP_PCI
- * when HWLOC_COMPONENTS is unset and either no launcher started the
- * program (a singleton) or both counts are the same number; NULL (leave
- * the environment as it is) otherwise, also when a count is missing or not
- * a number: a launcher that does not say where the ranks are (Slurm's,
- * PMIx) may have spread them over nodes. */
-const char *ravel_hwloc_components_for(const char *user,
-                                       const char *local_ranks,
-                                       const char *all_ranks, int launched);
+/* Whether every rank of the job is on this node, from the environment's
+ * values (NULL when unset): `local_ranks`, the ranks on this node
+ * (MPI_LOCALNRANKS, set by MPICH's launcher, hydra); `all_ranks`, the
+ * ranks of the job (PMI_SIZE); `launched`, whether any launcher's variable
+ * is set (PMI_FD, PMI_PORT, PMIX_RANK, ...; ravel_mpi_init looks).  Yes
+ * when no launcher started the program (a singleton) or both counts are
+ * the same number; no when a count is missing or not a number: a launcher
+ * that does not say where the ranks are (Slurm's, PMIx) may have spread
+ * them over nodes. */
+int ravel_every_rank_here(const char *local_ranks, const char *all_ranks,
+                          int launched);
 
-/* MPI_Init(argc, argv) after setting HWLOC_COMPONENTS as
- * ravel_hwloc_components_for says; returns MPI_Init's value. */
+/* MPI_Init(argc, argv), after setting HWLOC_COMPONENTS and UCX_TLS to the
+ * values above where ravel_every_rank_here says so and the user has not
+ * set them; returns MPI_Init's value. */
 int ravel_mpi_init(int *argc, char ***argv);
 
 #ifdef __cplusplus
