@@ -146,30 +146,28 @@ int tuple_runs_hold(const tuple_run *runs, unsigned nruns, size_t *j,
     return 0;
 }
 
-int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
-                      size_t m)
+/* Whether t comes after u; `pairs` as in comes_before. */
+static inline int comes_after(const uint64_t *t, const uint64_t *u,
+                              unsigned arity, int pairs)
 {
-    if (m == 0)
-        return MPI_SUCCESS;
-    size_t n = full->n, total;
-    if (ravel_add_size(n, m, &total) != 0)
-        return ravel_error_set(MPI_ERR_NO_MEM, "tuple count overflow");
-    /* Grow to exactly what is needed: large blocks are mremap'ed, and a
-     * relation's memory is its tuples and nothing more. */
-    if (total > full->cap) {
-        int err = grow_to(full, arity, total);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    uint64_t *d = full->data;
-    size_t i = n, j = m, k = total;
+    if (pairs)
+        return t[0] > u[0] || (t[0] == u[0] && t[1] > u[1]);
+    return tuples_compare(t, u, arity) > 0;
+}
+
+/* Merges sorted add[0..m) into sorted d[0..n), which has room for n + m,
+ * from the back.  Inlined twice below, `pairs` a constant in each. */
+static inline void merge_back(uint64_t *d, size_t n, const uint64_t *add,
+                              size_t m, unsigned arity, int pairs)
+{
+    size_t i = n, j = m, k = n + m;
     size_t bytes = arity * sizeof *d;
     while (j > 0) {
         /* Whole runs of full larger than the next added tuple move at once. */
         const uint64_t *x = add + (j - 1) * arity;
         /* Gallop down from i to bracket the last full tuple <= x. */
         size_t lo = i, hi = i, step = 1;
-        while (lo > 0 && tuples_compare(d + (lo - 1) * arity, x, arity) > 0) {
+        while (lo > 0 && comes_after(d + (lo - 1) * arity, x, arity, pairs)) {
             hi = lo - 1;
             lo = lo > step ? lo - step : 0;
             step *= 2;
@@ -178,7 +176,7 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
          * full[lo - 1] (when lo > 0) is <= x. */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (tuples_compare(d + mid * arity, x, arity) > 0)
+            if (comes_after(d + mid * arity, x, arity, pairs))
                 hi = mid;
             else
                 lo = mid + 1;
@@ -194,7 +192,7 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
         if (i > 0) {
             const uint64_t *top = d + (i - 1) * arity;
             while (first > 0 &&
-                   tuples_compare(add + (first - 1) * arity, top, arity) > 0)
+                   comes_after(add + (first - 1) * arity, top, arity, pairs))
                 first--;
         } else {
             first = 0;
@@ -204,6 +202,30 @@ int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
         k -= cnt;
         j = first;
     }
+}
+
+int tuples_merge_into(tuple_buf *full, unsigned arity, const uint64_t *add,
+                      size_t m)
+{
+    if (m == 0)
+        return MPI_SUCCESS;
+    size_t n = full->n, total;
+    if (ravel_add_size(n, m, &total) != 0)
+        return ravel_error_set(MPI_ERR_NO_MEM, "tuple count overflow");
+    /* Grow to exactly what is needed: large blocks are mremap'ed, and a
+     * relation's memory is its tuples and nothing more. */
+    if (total > full->cap) {
+        int err = grow_to(full, arity, total);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    /* Two columns (TC's path, the most merged relation) compare with two
+     * comparisons and no loop, as in tuples_lower_bound: cal.cedge's TC
+     * at 1 rank, 673 million instructions instead of 689 (callgrind). */
+    if (arity == 2)
+        merge_back(full->data, n, add, m, 2, 1);
+    else
+        merge_back(full->data, n, add, m, arity, 0);
     full->n = total;
     return MPI_SUCCESS;
 }

@@ -164,10 +164,13 @@ TEST(TupleOps, SortUniqueOfPresortedAndReversedInput)
 TEST(TupleOps, ReduceAgainstFlatAndMergeMatchStd)
 {
     std::mt19937_64 rng(9);
+    // Values of 9 bits (many equal columns) and of 40 (every column
+    // differs: only the first decides).
+    for (unsigned bits : {9u, 40u})
     for (unsigned arity : {1u, 2u, 3u}) {
-        Tuples raw = random_tuples(rng, 30000, arity, 9);
+        Tuples raw = random_tuples(rng, 30000, arity, bits);
         Tuples a = sorted_unique(raw);
-        Tuples b = sorted_unique(random_tuples(rng, 20000, arity, 9));
+        Tuples b = sorted_unique(random_tuples(rng, 20000, arity, bits));
         Tuples diff;
         std::set_difference(a.begin(), a.end(), b.begin(), b.end(),
                             std::back_inserter(diff));
@@ -176,7 +179,7 @@ TEST(TupleOps, ReduceAgainstFlatAndMergeMatchStd)
         size_t n = tuples_reduce(fa.data(), raw.size(), arity, &run, 1,
                                  nullptr);
         fa.resize(n * arity);
-        EXPECT_EQ(fa, flatten(diff, arity)) << "arity=" << arity;
+        EXPECT_EQ(fa, flatten(diff, arity)) << "arity=" << arity << " bits=" << bits;
 
         // diff is disjoint from b: merging it into b gives their union.
         Tuples both;
@@ -187,7 +190,7 @@ TEST(TupleOps, ReduceAgainstFlatAndMergeMatchStd)
                   MPI_SUCCESS);
         ASSERT_EQ(tuples_merge_into(&full, arity, fa.data(), n), MPI_SUCCESS);
         std::vector<uint64_t> merged(full.data, full.data + full.n * arity);
-        EXPECT_EQ(merged, flatten(both, arity)) << "arity=" << arity;
+        EXPECT_EQ(merged, flatten(both, arity)) << "arity=" << arity << " bits=" << bits;
         tuple_buf_free(&full);
     }
 }
