@@ -159,6 +159,7 @@ static void relation_free(relation *r)
     tuple_buf_free(&r->full);
     for (unsigned i = 0; i < r->nruns; i++)
         tuple_buf_free(&r->runs[i]);
+    tuple_filter_free(&r->filter);
     packed_free(&r->packed);
     tuple_box_free(&r->bits);
     storage_free_delta(r);

@@ -78,6 +78,51 @@ void tuple_buf_shrink(tuple_buf *b, unsigned arity);
  * (tuple_sort.c). */
 void tuples_sort_prefix(uint64_t *t, size_t n, unsigned arity, unsigned k);
 
+/* A blocked Bloom filter of tuples (tuple_filter.c): whether a set surely
+ * lacks a tuple, or may hold it. */
+typedef struct {
+    uint64_t *words; /* NULL: none */
+    size_t mask;     /* words - 1, a power of two less one */
+    size_t n;        /* tuples added */
+    size_t most;     /* tuples it takes at its bits a tuple */
+    size_t covers;   /* storage.c: full's flat count it was last brought
+                        up to; another count means it is stale */
+} tuple_filter;
+
+/* A hash of a tuple's columns: the word from its low bits, the three bits
+ * in it from its high ones. */
+static inline uint64_t tuple_filter_hash(const uint64_t *t, unsigned arity)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u;
+    for (unsigned c = 0; c < arity; c++) {
+        h = (h ^ t[c]) * 0xBF58476D1CE4E5B9u;
+        h ^= h >> 31;
+    }
+    h *= 0x94D049BB133111EBu;
+    return h ^ (h >> 29);
+}
+
+static inline uint64_t tuple_filter_bits(uint64_t h)
+{
+    return (1ull << (h >> 58)) | (1ull << ((h >> 52) & 63)) |
+           (1ull << ((h >> 46) & 63));
+}
+
+/* Whether the filter may hold t (0: surely not). */
+static inline int tuple_filter_may_hold(const tuple_filter *f,
+                                        const uint64_t *t, unsigned arity)
+{
+    uint64_t h = tuple_filter_hash(t, arity), b = tuple_filter_bits(h);
+    return (f->words[h & f->mask] & b) == b;
+}
+
+/* Empties f and sizes it for `tuples` (allocating, budgeted). */
+int tuple_filter_reset(tuple_filter *f, size_t tuples);
+/* Adds n tuples (f has room: f->n + n <= f->most keeps its error rate). */
+void tuple_filter_add(tuple_filter *f, const uint64_t *t, size_t n,
+                      unsigned arity);
+void tuple_filter_free(tuple_filter *f);
+
 /* One sorted duplicate-free array of tuples, read only. */
 typedef struct {
     const uint64_t *t;
@@ -106,6 +151,7 @@ typedef struct {
     unsigned nflat;
     const struct packed_tuples *packed;
     const struct tuple_box *bits;
+    const tuple_filter *filter; /* of the flat runs, or NULL */
 } full_set;
 /* tuples_reduce against a full_set. */
 size_t tuples_reduce_in(uint64_t *t, size_t n, unsigned arity,
@@ -379,6 +425,8 @@ typedef struct {
                                      newer runs, each a small fraction of
                                      the one before (storage.c) */
     unsigned nruns;
+    tuple_filter filter;          /* of full's flat part, when it counts
+                                     flat_count tuples (storage.c) */
     packed_tuples packed;         /* the rest of full, when packed */
     tuple_box bits;               /* or full whole as the bits of its box
                                      (bits.slot NULL: not; then full's

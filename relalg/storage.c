@@ -100,7 +100,47 @@ static full_set full_set_of(const relation *r,
                             tuple_run runs[FULL_RUNS_MAX])
 {
     unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
-    return (full_set){runs, nruns, &r->packed, &r->bits};
+    const tuple_filter *filter =
+        r->filter.words && r->filter.covers == flat_count(r) ? &r->filter
+                                                             : NULL;
+    return (full_set){runs, nruns, &r->packed, &r->bits, filter};
+}
+
+/* ---- the filter of full's flat part --------------------------------
+ * (tuple_filter.c.)  It answers for the flat part only while it was
+ * brought up to the part's count last (filter.covers): the tuples are
+ * added to it wherever storage.c adds them to the flat part (add_run,
+ * install), and any other change of the count (packing, bits, unpacking;
+ * the balancer's removals) leaves it unused until it is rebuilt from the
+ * flat part at the next addition.  Removals alone only make it answer
+ * "may hold" for tuples gone, which a search then settles. */
+
+/* Below this many flat tuples the runs are searched in cache anyway. */
+#define FILTER_MIN_TUPLES ((size_t)1 << 12)
+
+/* Brings the filter up to full's flat part after n tuples t were added to
+ * it, which counted `before` tuples then. */
+static int filter_added(relation *r, const uint64_t *t, size_t n,
+                        size_t before)
+{
+    tuple_filter *f = &r->filter;
+    size_t now = flat_count(r);
+    if (now < FILTER_MIN_TUPLES) {
+        tuple_filter_free(f);
+        return MPI_SUCCESS;
+    }
+    if (f->words && f->covers == before && f->n + n <= f->most) {
+        tuple_filter_add(f, t, n, r->arity);
+    } else {
+        int err = tuple_filter_reset(f, 2 * now);
+        if (err != MPI_SUCCESS)
+            return err;
+        tuple_filter_add(f, r->full.data, r->full.n, r->arity);
+        for (unsigned i = 0; i < r->nruns; i++)
+            tuple_filter_add(f, r->runs[i].data, r->runs[i].n, r->arity);
+    }
+    f->covers = now;
+    return MPI_SUCCESS;
 }
 
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
@@ -180,6 +220,7 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
 {
     if (n == 0)
         return MPI_SUCCESS;
+    size_t before = flat_count(r);
     size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
     /* Every flat full keeps runs, TC's path too (no rule reads it): its
      * one flat array, merged into from the back, moved nearly whole every
@@ -197,13 +238,13 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
         r->nruns += err == MPI_SUCCESS; /* a failed run is not counted */
     }
     while (err == MPI_SUCCESS && r->nruns > 0) {
-        const tuple_buf *before =
+        const tuple_buf *last_but_one =
             r->nruns > 1 ? &r->runs[r->nruns - 2] : &r->full;
-        if (before->n / ratio >= r->runs[r->nruns - 1].n)
+        if (last_but_one->n / ratio >= r->runs[r->nruns - 1].n)
             break;
         err = merge_last_run(r);
     }
-    return err;
+    return err == MPI_SUCCESS ? filter_added(r, t, n, before) : err;
 }
 
 /* ---- full as bits ------------------------------------------------------
@@ -274,6 +315,7 @@ static int maybe_bits(const ravel_engine *e, relation *r,
     for (unsigned i = 0; i < r->nruns; i++)
         tuple_buf_free(&r->runs[i]);
     r->nruns = 0;
+    tuple_filter_free(&r->filter);
     packed_free(&r->packed);
     r->bits_n = (size_t)n;
     *held = 1;
@@ -389,6 +431,7 @@ static int maybe_pack(const ravel_engine *e, relation *r,
     packed_free(&r->packed);
     r->packed = merged;
     tuple_buf_free(&r->full);
+    tuple_filter_free(&r->filter); /* its flat part is empty */
     *packed_in = 1;
     return MPI_SUCCESS;
 }
@@ -612,8 +655,11 @@ static int install(ravel_engine *e, relation *r, int to_delta)
         /* Moved delta tuples were in delta where they came from. */
         err = tuples_merge_into(&r->delta, r->arity, b->data, b->n);
     }
+    size_t before = flat_count(r);
     if (err == MPI_SUCCESS)
         err = tuples_merge_into(&r->full, r->arity, b->data, b->n);
+    if (err == MPI_SUCCESS)
+        err = filter_added(r, b->data, b->n, before);
     if (err == MPI_SUCCESS)
         storage_count_buckets(e, r, b->data, b->n, 1);
     tuple_buf_free(b);

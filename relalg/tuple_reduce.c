@@ -44,6 +44,7 @@ typedef struct {
     int packed;              /* cursor is on the packed part */
     packed_cursor cursor;
     const tuple_box *bits;   /* NULL: none */
+    const tuple_filter *filter; /* of the flat runs; NULL: none */
     unsigned arity;
 } full_walk;
 
@@ -57,13 +58,15 @@ static full_walk walk_start(const full_set *full, unsigned arity)
     }
     if (full->bits && full->bits->slot)
         f.bits = full->bits;
+    if (full->filter && full->filter->words)
+        f.filter = full->filter;
     return f;
 }
 
 static full_set full_of(const tuple_run *flat, unsigned nflat,
                         const packed_tuples *packed)
 {
-    return (full_set){flat, nflat, packed, NULL};
+    return (full_set){flat, nflat, packed, NULL, NULL};
 }
 
 /* Whether box x holds t: within its corners, in a row it holds, its bit
@@ -97,7 +100,11 @@ static int full_has(full_walk *f, const uint64_t *t)
     unsigned a = f->arity;
     if (f->bits && box_has(f->bits, t))
         return 1;
-    if (tuple_runs_hold(f->flat, f->nflat, f->j, a, t, a))
+    /* The runs' positions lag where the filter answers for them: each
+     * search gallops from its run's last one, forward all the same. */
+    if ((!f->filter || (a == 2 ? tuple_filter_may_hold(f->filter, t, 2)
+                               : tuple_filter_may_hold(f->filter, t, a))) &&
+        tuple_runs_hold(f->flat, f->nflat, f->j, a, t, a))
         return 1;
     if (!f->packed)
         return 0;

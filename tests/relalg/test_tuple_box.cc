@@ -334,7 +334,7 @@ TEST(TupleBox, FullAsBitsFromSets)
                                     : random_tuple(rng, arity, 1012, 4));
         std::vector<uint64_t> extra_flat = flatten(extra);
         tuple_run run = {extra_flat.data(), extra.size()};
-        full_set as_full = {&run, 1, nullptr, &box};
+        full_set as_full = {&run, 1, nullptr, &box, nullptr};
         std::vector<uint64_t> cand;
         std::set<Tuple> want;
         for (int i = 0; i < 4000; i++) {
