@@ -117,6 +117,14 @@ static full_set full_set_of(const relation *r,
 
 /* Below this many flat tuples the runs are searched in cache anyway. */
 #define FILTER_MIN_TUPLES ((size_t)1 << 12)
+/* Above this many the filter is dropped: a flat part that large is that
+ * of a large packed full (an eighth of it), and its filter cost fe_body's
+ * TC 1.05 of the time and 20 MiB more at the peak, rebuilt and hashed
+ * over and over, where luxembourg_osm's gain (0.85) lies under it.
+ * Dropping it when it refused fewer than half its questions did not help
+ * fe_body: it refused more (bench/results/peers/flat_filter/).
+ * So a filter takes at most 2 MiB. */
+#define FILTER_MAX_TUPLES ((size_t)1 << 20)
 
 /* Brings the filter up to full's flat part after n tuples t were added to
  * it, which counted `before` tuples then. */
@@ -125,7 +133,7 @@ static int filter_added(relation *r, const uint64_t *t, size_t n,
 {
     tuple_filter *f = &r->filter;
     size_t now = flat_count(r);
-    if (now < FILTER_MIN_TUPLES) {
+    if (now < FILTER_MIN_TUPLES || now > FILTER_MAX_TUPLES) {
         tuple_filter_free(f);
         return MPI_SUCCESS;
     }
