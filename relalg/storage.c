@@ -128,27 +128,30 @@ static full_set full_set_of(const relation *r,
 
 /* Brings the filter up to full's flat part after n tuples t were added to
  * it, which counted `before` tuples then. */
-static int filter_added(relation *r, const uint64_t *t, size_t n,
-                        size_t before)
+static void filter_added(relation *r, const uint64_t *t, size_t n,
+                         size_t before)
 {
     tuple_filter *f = &r->filter;
     size_t now = flat_count(r);
     if (now < FILTER_MIN_TUPLES || now > FILTER_MAX_TUPLES) {
         tuple_filter_free(f);
-        return MPI_SUCCESS;
+        return;
     }
     if (f->words && f->covers == before && f->n + n <= f->most) {
         tuple_filter_add(f, t, n, r->arity);
     } else {
-        int err = tuple_filter_reset(f, 2 * now);
-        if (err != MPI_SUCCESS)
-            return err;
+        if (tuple_filter_reset(f, 2 * now) != MPI_SUCCESS) {
+            /* Over the memory limit, or out of memory: a filter is only
+             * a short cut, and the searches it would spare still work. */
+            tuple_filter_free(f);
+            ravel_error_clear();
+            return;
+        }
         tuple_filter_add(f, r->full.data, r->full.n, r->arity);
         for (unsigned i = 0; i < r->nruns; i++)
             tuple_filter_add(f, r->runs[i].data, r->runs[i].n, r->arity);
     }
     f->covers = now;
-    return MPI_SUCCESS;
 }
 
 size_t storage_reduce(const relation *r, uint64_t *t, size_t n)
@@ -252,7 +255,9 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
             break;
         err = merge_last_run(r);
     }
-    return err == MPI_SUCCESS ? filter_added(r, t, n, before) : err;
+    if (err == MPI_SUCCESS)
+        filter_added(r, t, n, before);
+    return err;
 }
 
 /* ---- full as bits ------------------------------------------------------
@@ -667,7 +672,7 @@ static int install(ravel_engine *e, relation *r, int to_delta)
     if (err == MPI_SUCCESS)
         err = tuples_merge_into(&r->full, r->arity, b->data, b->n);
     if (err == MPI_SUCCESS)
-        err = filter_added(r, b->data, b->n, before);
+        filter_added(r, b->data, b->n, before);
     if (err == MPI_SUCCESS)
         storage_count_buckets(e, r, b->data, b->n, 1);
     tuple_buf_free(b);

@@ -15,7 +15,8 @@
  * few percent of the tuples it lacks (2% at 10.6 bits a tuple in
  * tests/relalg's TupleFilter test; about 5% at its full load).  It
  * only ever gains tuples; storage.c rebuilds it at twice the flat part
- * when it is full, and drops it when the flat part is packed. */
+ * when it is full, and drops it when the flat part is packed, becomes
+ * bits or passes 2^20 tuples. */
 #include "relalg_internal.h"
 
 #include "ravel/error.h"
