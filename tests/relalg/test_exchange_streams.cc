@@ -60,6 +60,7 @@ struct Engine {
         }
         for (relation &r : rels) {
             tuple_buf_free(&r.full);
+            tuple_filter_free(&r.filter);
             packed_free(&r.packed);
         }
         free(e.outbox);
