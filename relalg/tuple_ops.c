@@ -146,17 +146,10 @@ int tuple_runs_hold(const tuple_run *runs, unsigned nruns, size_t *j,
     return 0;
 }
 
-/* Whether t comes after u; `pairs` as in comes_before. */
-static inline int comes_after(const uint64_t *t, const uint64_t *u,
-                              unsigned arity, int pairs)
-{
-    if (pairs)
-        return t[0] > u[0] || (t[0] == u[0] && t[1] > u[1]);
-    return tuples_compare(t, u, arity) > 0;
-}
-
 /* Merges sorted add[0..m) into sorted d[0..n), which has room for n + m,
- * from the back.  Inlined twice below, `pairs` a constant in each. */
+ * from the back: asks whether a tuple comes after another as
+ * comes_before with the two swapped.  Inlined twice below, `pairs` a
+ * constant in each. */
 static inline void merge_back(uint64_t *d, size_t n, const uint64_t *add,
                               size_t m, unsigned arity, int pairs)
 {
@@ -167,7 +160,7 @@ static inline void merge_back(uint64_t *d, size_t n, const uint64_t *add,
         const uint64_t *x = add + (j - 1) * arity;
         /* Gallop down from i to bracket the last full tuple <= x. */
         size_t lo = i, hi = i, step = 1;
-        while (lo > 0 && comes_after(d + (lo - 1) * arity, x, arity, pairs)) {
+        while (lo > 0 && comes_before(x, d + (lo - 1) * arity, arity, pairs)) {
             hi = lo - 1;
             lo = lo > step ? lo - step : 0;
             step *= 2;
@@ -176,7 +169,7 @@ static inline void merge_back(uint64_t *d, size_t n, const uint64_t *add,
          * full[lo - 1] (when lo > 0) is <= x. */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (comes_after(d + mid * arity, x, arity, pairs))
+            if (comes_before(x, d + mid * arity, arity, pairs))
                 hi = mid;
             else
                 lo = mid + 1;
@@ -192,7 +185,7 @@ static inline void merge_back(uint64_t *d, size_t n, const uint64_t *add,
         if (i > 0) {
             const uint64_t *top = d + (i - 1) * arity;
             while (first > 0 &&
-                   comes_after(add + (first - 1) * arity, top, arity, pairs))
+                   comes_before(top, add + (first - 1) * arity, arity, pairs))
                 first--;
         } else {
             first = 0;
