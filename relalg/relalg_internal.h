@@ -177,6 +177,11 @@ typedef struct tuple_box {
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
     unsigned arity;
 } tuple_box;
+/* What a box may always take for each tuple it holds, in bytes a column:
+ * about what the tuples take packed, a quarter of flat.  full is held as
+ * bits within it (storage.c), and a box of candidates grows to it whatever
+ * limit it started with (new_row, tuple_reduce.c). */
+#define BOX_BYTES_PER_COLUMN 2
 /* Starts *x as the box of t[0..n) with their bits set, when its bitmap
  * takes at most most_bytes and the tuples' own bytes (and fits the memory
  * limit); else returns 0

@@ -264,7 +264,7 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * A relation that no rule reads (TC's path: its full only rejects old
  * tuples) holds full as one bit for every tuple of its box (tuple_box,
  * tuple_reduce.c: only rows, values of all columns but the last, that
- * hold a tuple take room) when that takes at most BITS_BYTES_PER_COLUMN
+ * hold a tuple take room) when that takes at most BOX_BYTES_PER_COLUMN
  * bytes a column per tuple, a quarter of flat.  Dense closures are far
  * under it: the Gnutella closures fill 40% of their box, a tenth of a
  * byte a path where packed tuples take 2 to 5.  And the reduction, which
@@ -273,7 +273,6 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * packed set (a quarter of fe_body's).  When the box would pass its limit
  * (new tuples far outside it, or sparser than the limit), full is packed
  * again, and bits are tried again once it has doubled. */
-#define BITS_BYTES_PER_COLUMN 2
 
 /* Bits are tried from a sixteenth of the tuples that make full pack. */
 static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
@@ -283,7 +282,7 @@ static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
 
 static size_t bits_most_bytes(const relation *r, uint64_t n)
 {
-    return (size_t)n * r->arity * BITS_BYTES_PER_COLUMN;
+    return (size_t)n * r->arity * BOX_BYTES_PER_COLUMN;
 }
 
 /* full held as bits becomes packed again. */

@@ -521,12 +521,20 @@ static int grow_rows(tuple_box *x, size_t most)
 }
 
 /* Room for `row`, which holds no tuple yet: NULL when a new row would take
- * the box past its limit.  Apart from row_bits, whose every call for a row
- * already held (most) stays inline. */
+ * the box past its limit.  The limit is at least BOX_BYTES_PER_COLUMN a
+ * column of the tuples held: a box of candidates starts limited to a
+ * quarter of the buffer it replaces, and TC of ego-Facebook's boxes, so
+ * held to a third of their rows, left buffers of 4 MB a rank beside them
+ * for the candidates of the other rows.  Apart from row_bits, whose every
+ * call for a row already held (most) stays inline. */
 static __attribute__((noinline)) uint64_t *new_row(tuple_box *x,
                                                     uint64_t row)
 {
-    size_t most = x->most_words;
+    size_t most = x->most_words,
+           by_count = x->count * x->arity * BOX_BYTES_PER_COLUMN /
+                      sizeof *x->bits;
+    if (by_count > most)
+        most = x->most_words = by_count;
     if (box_cost(x->rows, x->row_words, x->used_rows + 1) > most ||
         x->used_rows >= UINT32_MAX ||
         (x->used_rows == x->cap_rows && !grow_rows(x, most)))

@@ -4,6 +4,7 @@
 #include <ravel/error.h>
 #include <ravel/timer.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 static int declare_program(tc_closure *c)
@@ -44,7 +45,7 @@ static void sum_records(tc_closure *c)
     }
 }
 
-int tc_closure_compute(const ravel_tc_graph *graph,
+int tc_closure_compute(ravel_tc_graph *graph,
                        const ravel_engine_options *options, MPI_Comm comm,
                        tc_closure *c)
 {
@@ -56,6 +57,9 @@ int tc_closure_compute(const ravel_tc_graph *graph,
     err = declare_program(c);
     if (err == MPI_SUCCESS)
         err = ravel_insert(c->engine, c->edge, graph->edges, graph->nedges);
+    free(graph->edges);
+    graph->edges = NULL;
+    graph->nedges = 0;
     if (err == MPI_SUCCESS)
         err = ravel_run(c->engine);
     if (err == MPI_SUCCESS)

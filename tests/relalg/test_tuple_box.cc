@@ -7,6 +7,7 @@
 // once (a refused tuple is the caller's to keep).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -203,6 +204,56 @@ TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
 // comes out, drained flat or packed, is what went in.  Whether a box
 // starts is still judged on all its rows: one sparser than its tuples
 // flat is refused even though its held rows would take less.
+// A box started under a small limit takes new rows while its tuples pay
+// for them at BOX_BYTES_PER_COLUMN bytes a column (new_row): rows of 200
+// tuples in a span of 64 words are all taken, however far past the start's
+// limit; rows of 40 are refused once the rows outgrow what their tuples
+// pay.  Either way the box holds exactly the tuples it took.
+TEST(TupleBox, TakesRowsWhileItsTuplesPayForThem)
+{
+    for (int per_row : {200, 40}) {
+        std::mt19937_64 rng((uint64_t)per_row);
+        // Rows 0 and 99 first, values 0 to 4095 (64 words a row), so that
+        // the box spans every row from the start and never widens: 3,276
+        // tuples, enough for a span of 6,400 words (box_area).
+        std::vector<uint64_t> first;
+        std::set<Tuple> taken, refused;
+        for (uint64_t row : {0u, 99u})
+            for (uint64_t v = 0; v < 4096; v++)
+                if (v % 5 < 2) {
+                    first.insert(first.end(), {row, v});
+                    taken.insert({row, v});
+                }
+        tuple_box box;
+        const size_t most_bytes = 8 * 64 * sizeof(uint64_t) + 1024;
+        ASSERT_EQ(tuple_box_start(&box, first.data(), first.size() / 2, 2,
+                                  most_bytes),
+                  1);
+        for (uint64_t row = 1; row < 99; row++)
+            for (int i = 0; i < per_row; i++) {
+                Tuple t = {row, rng() % 4096};
+                (tuple_box_add(&box, t.data()) ? taken : refused).insert(t);
+            }
+        for (const auto &t : refused)
+            EXPECT_EQ(taken.count(t), 0u) << "a tuple both taken and refused";
+        EXPECT_EQ(tuple_box_count(&box), taken.size());
+        for (const auto &t : taken)
+            EXPECT_TRUE(tuple_box_has(&box, t.data()));
+        size_t used_words = box.rows / 2 + 1 + box.used_rows * box.row_words;
+        EXPECT_LE(used_words * sizeof(uint64_t),
+                  std::max(most_bytes,
+                           taken.size() * 2 * BOX_BYTES_PER_COLUMN));
+        if (per_row == 200) {
+            EXPECT_TRUE(refused.empty()) << refused.size() << " refused";
+            EXPECT_EQ(box.used_rows, 100u);
+        } else {
+            EXPECT_FALSE(refused.empty());
+            EXPECT_LT(box.used_rows, 100u);
+        }
+        tuple_box_free(&box);
+    }
+}
+
 TEST(TupleBox, RowsThatHoldNothingTakeNoRoom)
 {
     std::mt19937_64 rng(5);
