@@ -34,9 +34,9 @@ typedef struct {
 
 /* Builds the program on a new engine, inserts this rank's edges and runs it
  * to its fixed point.  Collective.  The graph's edges are freed once the
- * engine holds its copy (its counts stay, for the summary): they were a
- * megabyte a rank of ego-Facebook's peak.  On success the caller frees
- * closure->engine with ravel_engine_free. */
+ * engine holds its copy (nedges becomes 0; the global counts stay, for
+ * the summary): they were a megabyte a rank of ego-Facebook's peak.  On
+ * success the caller frees closure->engine with ravel_engine_free. */
 int tc_closure_compute(ravel_tc_graph *graph,
                        const ravel_engine_options *options, MPI_Comm comm,
                        tc_closure *closure);
