@@ -182,6 +182,11 @@ typedef struct tuple_box {
  * bits within it (storage.c), and a box of candidates grows to it whatever
  * limit it started with (new_row, tuple_reduce.c). */
 #define BOX_BYTES_PER_COLUMN 2
+/* That room for n tuples of `arity` columns. */
+static inline size_t box_bytes_for(size_t n, unsigned arity)
+{
+    return n * arity * BOX_BYTES_PER_COLUMN;
+}
 /* Starts *x as the box of t[0..n) with their bits set, when its bitmap
  * takes at most most_bytes and the tuples' own bytes (and fits the memory
  * limit); else returns 0

@@ -282,7 +282,7 @@ static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
 
 static size_t bits_most_bytes(const relation *r, uint64_t n)
 {
-    return (size_t)n * r->arity * BOX_BYTES_PER_COLUMN;
+    return box_bytes_for((size_t)n, r->arity);
 }
 
 /* full held as bits becomes packed again. */

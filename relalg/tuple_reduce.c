@@ -531,8 +531,7 @@ static __attribute__((noinline)) uint64_t *new_row(tuple_box *x,
                                                     uint64_t row)
 {
     size_t most = x->most_words,
-           by_count = x->count * x->arity * BOX_BYTES_PER_COLUMN /
-                      sizeof *x->bits;
+           by_count = box_bytes_for(x->count, x->arity) / sizeof *x->bits;
     if (by_count > most)
         most = x->most_words = by_count;
     if (box_cost(x->rows, x->row_words, x->used_rows + 1) > most ||

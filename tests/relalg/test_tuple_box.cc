@@ -199,11 +199,6 @@ TEST(TupleBox, AbsorbsBatchesWithinARisingLimit)
     }
 }
 
-// Keys spread as a hash spreads them over ranks: of a box's rows, a rank's
-// candidates hold about one in P.  Only those rows take room, and what
-// comes out, drained flat or packed, is what went in.  Whether a box
-// starts is still judged on all its rows: one sparser than its tuples
-// flat is refused even though its held rows would take less.
 // A box started under a small limit takes new rows while its tuples pay
 // for them at BOX_BYTES_PER_COLUMN bytes a column (new_row): rows of 200
 // tuples in a span of 64 words are all taken, however far past the start's
@@ -254,6 +249,11 @@ TEST(TupleBox, TakesRowsWhileItsTuplesPayForThem)
     }
 }
 
+// Keys spread as a hash spreads them over ranks: of a box's rows, a rank's
+// candidates hold about one in P.  Only those rows take room, and what
+// comes out, drained flat or packed, is what went in.  Whether a box
+// starts is still judged on all its rows: one sparser than its tuples
+// flat is refused even though its held rows would take less.
 TEST(TupleBox, RowsThatHoldNothingTakeNoRoom)
 {
     std::mt19937_64 rng(5);
