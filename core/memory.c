@@ -74,17 +74,6 @@ void ravel_memory_map_large_blocks(size_t bytes)
 #endif
 }
 
-void ravel_memory_keep_heap(size_t keep, size_t step)
-{
-#ifdef RAVEL_GLIBC_MALLOC
-    set_malloc_bytes(M_TRIM_THRESHOLD, keep);
-    set_malloc_bytes(M_TOP_PAD, step);
-#else
-    (void)keep;
-    (void)step;
-#endif
-}
-
 void ravel_memory_prefer_huge_pages(void *block, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE

@@ -16,15 +16,15 @@ RAVEL_MEMORY_HUGE_PAGE_HEAP_AT_START;
 void engine_cli_init(engine_cli *c)
 {
     memset(c, 0, sizeof *c);
-    /* The engine's buffers of a MiB and more go back when freed: on TC of
-     * p2p-Gnutella04 at 2 ranks glibc's moving threshold otherwise kept
-     * 60 to 80 MB of freed heap per rank resident at the peak
-     * (relalg/README.md). */
-    ravel_memory_map_large_blocks((size_t)1 << 20);
-    /* But the heap under that keeps 16 MiB of what is freed, growing 2 MiB
-     * at a time: TC of ego-Facebook at 2 ranks in 0.72 of the time for
-     * 12 MiB more (relalg/README.md, "The heap kept between iterations"). */
-    ravel_memory_keep_heap((size_t)16 << 20, (size_t)2 << 20);
+    /* Blocks of 128 KiB and more (glibc's own starting threshold, fixed
+     * here) are mapped apart and go back when freed; glibc's moving
+     * threshold otherwise kept 60 to 80 MB of freed heap per rank resident
+     * at TC of p2p-Gnutella04's peak.  From 1 MiB, with the heap below it
+     * keeping 16 MiB of what was freed, the peak held freed heap: 2 to 12
+     * MiB more on every closure, ego-Facebook's 62 MiB against 54, in the
+     * same time on this machine (relalg/README.md, "The heap gives back
+     * what is freed"). */
+    ravel_memory_map_large_blocks((size_t)128 << 10);
     c->comm = "auto";
     c->exchange = "discover";
     c->checkpoint_every = 600.0;

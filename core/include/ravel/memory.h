@@ -58,19 +58,6 @@ size_t ravel_grown_bytes(size_t cap, size_t need, size_t elem);
  * programs call it, not the library; a no-op outside glibc. */
 void ravel_memory_map_large_blocks(size_t bytes);
 
-/* Asks the C library to keep up to `keep` bytes of freed memory at the top
- * of its heap, where the blocks under ravel_memory_map_large_blocks'
- * threshold live, instead of returning all but 128 KiB of it to the system
- * on every free, and to grow the heap by `step` bytes beyond each request.
- * The engine's buffers start small and grow (by realloc, in place at the
- * heap's top while they can) every iteration; returned at each free, their
- * pages were faulted in anew the next iteration, 4 KiB at a time: on TC of
- * ego-Facebook at 2 ranks, 96,000 faults and over a quarter of the time
- * on a VM where a fault costs some 10 us (relalg/README.md, "The heap kept
- * between iterations").  The peak grows by at most `keep`.  A process-wide
- * policy, so programs call it, not the library; a no-op outside glibc. */
-void ravel_memory_keep_heap(size_t keep, size_t step);
-
 /* Asks the kernel to back the pages of a block of at least 2 MiB with
  * transparent huge pages where it can (madvise MADV_HUGEPAGE, the "madvise"
  * THP mode Debian runs by default): one page fault per 2 MiB instead of
