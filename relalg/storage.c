@@ -285,6 +285,19 @@ static size_t bits_most_bytes(const relation *r, uint64_t n)
     return box_bytes_for((size_t)n, r->arity);
 }
 
+/* The room bits may start in: bits_most_bytes, or, while full is all flat
+ * (not packed yet), half of what its tuples take flat, which bits then
+ * hold in less.  TC of ego-Facebook at 2 ranks was refused bits of 1.0 MB
+ * a rank at 173,000 tuples (a quarter of flat: 0.7 MB) and merged them
+ * flat, 4 MB a rank at its peak, until the next iteration (relalg/README.md,
+ * "full as bits while flat"). */
+static size_t bits_start_bytes(const relation *r, uint64_t n)
+{
+    size_t flat_half = (size_t)n * r->arity * sizeof(uint64_t) / 2;
+    size_t most = bits_most_bytes(r, n);
+    return r->packed.n == 0 && flat_half > most ? flat_half : most;
+}
+
 /* full held as bits becomes packed again. */
 static int unbits(relation *r)
 {
@@ -321,7 +334,7 @@ static int maybe_bits(const ravel_engine *e, relation *r,
         src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
     src[nsrc++] = *adding;
     if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity,
-                              bits_most_bytes(r, n)))
+                              bits_start_bytes(r, n)))
         return MPI_SUCCESS;
     tuple_buf_free(&r->full);
     for (unsigned i = 0; i < r->nruns; i++)

@@ -17,7 +17,9 @@
  * packed again before rules read it) and from its full.  One variant
  * writes a snapshot after every iteration and a second engine resumes from
  * the last one; another is stopped by a memory limit and resumed, so that
- * a snapshot written while full is bits is read back.
+ * a snapshot written while full is bits is read back.  Last, a relation
+ * whose bits take 5 bytes a tuple must take them while its full is flat
+ * (run_spread).
  * usage: mpiexec -n P mpi_relalg_full_bits */
 #include "relalg_internal.h"
 #include "relalg_test_util.h"
@@ -145,6 +147,78 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
     free(all);
 }
 
+/* full as bits while it is flat (storage.c, bits_start_bytes): out(x, y)
+ * :- in(x, y) over rows x of SPREAD_ROWS tuples each, one value in
+ * SPREAD_EVERY of its row's span: 5 bytes a tuple as bits (the rows' bits
+ * and their index), over the BOX_BYTES_PER_COLUMN a column (4 a tuple)
+ * that a packed full's bits may take and under half of flat's 16.
+ * pack_min_tuples leaves full flat, so bits must be taken on some rank
+ * (under the packed rule they are refused, and this fails), and out must
+ * hold every tuple once. */
+#define SPREAD_KEYS 96
+#define SPREAD_ROWS 32
+#define SPREAD_EVERY 40
+
+static void run_spread(int rank, int size)
+{
+    ravel_engine_options o;
+    ravel_engine_options_init(&o);
+    o.comm_backend = "auto";
+    o.quiet = 1;
+    /* Bits tried from 512 tuples; full packed from 8,192, more than all. */
+    o.pack_min_tuples = 8192;
+    ravel_engine *e;
+    CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
+    ravel_rel IN, OUT;
+    CHECK(ravel_relation_declare(e, "in", 2, 1, &IN));
+    CHECK(ravel_relation_declare(e, "out", 2, 1, &OUT));
+    seen s = {e, OUT, 0, 0};
+    ravel_engine_set_iteration_hook(e, look_inside, &s);
+    if (rank == 0)
+        for (uint64_t x = 0; x < SPREAD_KEYS; x++)
+            for (uint64_t k = 0; k < SPREAD_ROWS; k++) {
+                uint64_t t[2] = {x, SPREAD_EVERY * k + x % SPREAD_EVERY};
+                CHECK(ravel_insert(e, IN, t, 1));
+            }
+    ravel_term same[2] = {ravel_col(0, 0), ravel_col(0, 1)};
+    CHECK(ravel_stratum_begin(e));
+    CHECK(ravel_rule_copy(e, OUT, (ravel_body){IN, RAVEL_DELTA}, same, 0,
+                          NULL));
+    CHECK(ravel_run(e));
+    int any;
+    MPI_Allreduce(&s.had_bits, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const uint64_t *t;
+    size_t n;
+    CHECK(ravel_relation_local(e, OUT, &t, &n));
+    int total;
+    uint64_t *all = gather_at_root(t, (int)(2 * n), MPI_UINT64_T, sizeof *t,
+                                   rank, size, &total);
+    if (rank == 0) {
+        static unsigned char got[SPREAD_KEYS][SPREAD_ROWS];
+        memset(got, 0, sizeof got);
+        int bad = total != 2 * SPREAD_KEYS * SPREAD_ROWS;
+        for (int i = 0; i + 1 < total && !bad; i += 2) {
+            uint64_t x = all[i], y = all[i + 1];
+            uint64_t k = y / SPREAD_EVERY;
+            bad = x >= SPREAD_KEYS || k >= SPREAD_ROWS ||
+                  y % SPREAD_EVERY != x % SPREAD_EVERY || got[x][k]++;
+        }
+        if (bad) {
+            fprintf(stderr, "FAIL: spread rows: out holds %d tuples, not "
+                    "each of the %d once\n", total / 2,
+                    SPREAD_KEYS * SPREAD_ROWS);
+            failures++;
+        }
+        if (!any) {
+            fprintf(stderr, "FAIL: spread rows: flat full never taken as "
+                    "bits at 5 bytes a tuple\n");
+            failures++;
+        }
+    }
+    free(all);
+    ravel_engine_free(e);
+}
+
 /* One run; with limit (bytes a rank's tuples may hold) it must stop with
  * an error, and nothing is compared.  *s: what the hook saw. */
 static void run(const char *variant, const char *ck, int resume,
@@ -255,11 +329,13 @@ int main(int argc, char **argv)
         size);
     run("bits, resumed after the stop", stop_dir, 1, 0, &s, rank, size);
     remove_scratch(stop_dir, rank);
+    run_spread(rank, size);
     int bad = 0;
     MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s: full as bits, packed again mid-run, read by the next "
-               "strata, through snapshots and a stop, P=%d\n",
+               "strata, through snapshots and a stop, taken while flat, "
+               "P=%d\n",
                bad ? "FAILED" : "ok", size);
     MPI_Finalize();
     return bad ? 1 : 0;
