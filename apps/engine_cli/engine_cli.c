@@ -20,10 +20,10 @@ void engine_cli_init(engine_cli *c)
      * here) are mapped apart and go back when freed; glibc's moving
      * threshold otherwise kept 60 to 80 MB of freed heap per rank resident
      * at TC of p2p-Gnutella04's peak.  From 1 MiB, with the heap below it
-     * keeping 16 MiB of what was freed, the peak held freed heap: 2 to 12
-     * MiB more on every closure, ego-Facebook's 62 MiB against 54, in the
-     * same time on this machine (relalg/README.md, "The heap gives back
-     * what is freed"). */
+     * keeping 16 MiB of what was freed, the peak held freed heap: 1 to 16
+     * MiB more on every closure, ego-Facebook's 61 MiB against 54, in 0.98
+     * to 1.04 of the time on this machine (relalg/README.md, "The heap
+     * gives back what is freed"). */
     ravel_memory_map_large_blocks((size_t)128 << 10);
     c->comm = "auto";
     c->exchange = "discover";
