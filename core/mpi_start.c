@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -43,14 +44,35 @@ static int launched(void)
     return 0;
 }
 
+/* UCX reads UCX_MODULES as its library starts, before main, so setting
+ * the variable here is too late (UCX warns that it went unused).  Its
+ * run-time setter for the same option, ucs_global_opts_set_value, declared
+ * in UCX's installed <ucs/config/global_opts.h>, is looked up rather than
+ * linked: only an MPI built on UCX has it, and MPI_Init, which loads UCX's
+ * transport modules, has not run yet.  Without it nothing changes. */
+static void ucx_leave_modules_out(const char *modules)
+{
+    typedef int (*set_option)(const char *name, const char *value);
+    set_option set;
+    *(void **)&set = dlsym(RTLD_DEFAULT, "ucs_global_opts_set_value");
+    if (set)
+        (void)set("MODULES", modules); /* refused: MPI starts as before */
+}
+
 int ravel_mpi_init(int *argc, char ***argv)
 {
     if (ravel_every_rank_here(getenv("MPI_LOCALNRANKS"), getenv("PMI_SIZE"),
                               launched())) {
         /* Not overwriting: the user's value stands.  A failed setenv (out
-         * of memory) only costs the time it would save. */
+         * of memory) only costs the time and memory it would save. */
         (void)setenv("HWLOC_COMPONENTS", RAVEL_HWLOC_SKIP_PCI, 0);
-        (void)setenv("UCX_TLS", RAVEL_UCX_ONE_NODE_TLS, 0);
+        (void)setenv("UCX_SYSV_RX_BUFS_GROW", RAVEL_UCX_ONE_NODE_RX_BUFS_GROW,
+                     0);
+        if (!getenv("UCX_TLS")) {
+            (void)setenv("UCX_TLS", RAVEL_UCX_ONE_NODE_TLS, 0);
+            if (!getenv("UCX_MODULES"))
+                ucx_leave_modules_out(RAVEL_UCX_ONE_NODE_MODULES);
+        }
     }
     return MPI_Init(argc, argv);
 }

@@ -4,9 +4,11 @@
 # ranks for at most Soufflé's peak memory on every graph, small ones too;
 # this prints the floor under that: the peak RSS of each rank of a program
 # that only calls MPI_Init, one allreduce and MPI_Finalize
-# (bench/peers/mpi_empty.c, built here with mpicc), then ravel-tc's ranks
-# on GRAPH, then one process that does nothing (`true`, the floor of a
-# single-process engine such as Soufflé).
+# (bench/peers/mpi_empty.c, built here with mpicc), the same program
+# starting MPI as ravel's programs do (ravel_mpi_init, which sets UCX's
+# and hwloc's environment for one node; linked to BUILD_DIR's libravel),
+# then ravel-tc's ranks on GRAPH, then one process that does nothing
+# (`true`, the floor of a single-process engine such as Soufflé).
 # Peaks from /usr/bin/time around every rank (%M, KiB).
 #
 # usage: bench/peers/mpi_floor.sh BUILD_DIR [GRAPH]
@@ -14,7 +16,7 @@
 #           default OL.cedge, the smallest closure)
 # Environment: RANKS (default 2).
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '12,15p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '14,17p' "$0" >&2; exit 2; }
 build=$1 graph=${2:-OL.cedge}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ranks=${RANKS:-2}
@@ -26,6 +28,10 @@ graph_args "$top" mpi_floor.sh "$graph" # sets file and flags
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpicc -O2 "$top/bench/peers/mpi_empty.c" -o "$work/empty"
+lib=$(find "$build" -maxdepth 2 -name libravel.so -print -quit)
+[[ -n $lib ]] || { echo "mpi_floor.sh: no libravel.so in $build" >&2; exit 1; }
+mpicc -O2 -DRAVEL_MPI_START -I"$top/core/include" "$top/bench/peers/mpi_empty.c" \
+  -o "$work/empty_ravel" -L"$(dirname "$lib")" -lravel -Wl,-rpath,"$(dirname "$lib")"
 
 # Each rank's peak in KiB, one per line, from /usr/bin/time -o per rank.
 peaks() {
@@ -42,6 +48,7 @@ summary() {
 }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 peaks empty "$work/empty" | summary "MPI_Init + allreduce ($ranks ranks)"
+peaks empty_ravel "$work/empty_ravel" | summary "the same, ravel_mpi_init"
 peaks tc "$tc" --quiet "${flags[@]}" "$file" | summary "ravel-tc $graph ($ranks ranks)"
 /usr/bin/time -f %M -o "$work/true" true
 summary "one process doing nothing" <"$work/true"
