@@ -263,6 +263,13 @@ tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot)
 int exchange_deliver(ravel_engine *e, const stream_segment *sg)
 {
     relation *r = &e->rels[sg->slot / 2];
+    if (sg->packed && !(sg->slot & 1) && r->arrivals_packed) {
+        packed_tuples landed;
+        int err = exchange_land_packed(e, sg, &landed);
+        if (err == MPI_SUCCESS)
+            err = storage_add_incoming_packed(r, &landed);
+        return relation_error(r, err);
+    }
     /* A packed segment unpacks without what full holds (and sorted). */
     tuple_buf *into = sg->packed && !(sg->slot & 1)
                           ? &r->incoming_checked
@@ -281,8 +288,15 @@ int exchange_reserve_checked(ravel_engine *e, const uint64_t *count)
 {
     for (size_t s = 0; s < e->outbox_slots; s += 2) { /* candidates' slots */
         relation *r = &e->rels[s / 2];
-        int err = tuple_buf_reserve(&r->incoming_checked, r->arity,
-                                    count[e->outbox_slots + s]);
+        uint64_t packed = count[e->outbox_slots + s];
+        /* Landed flat, the candidates this rank does not hold yet take 16
+         * bytes a tuple, beside its own box's: the peak of TC of
+         * ego-Facebook at 2 ranks (relalg/README.md, "Arrivals landed
+         * packed"). */
+        r->arrivals_packed = packed > 0 && storage_packs_delta(e, r, packed);
+        if (r->arrivals_packed)
+            continue;
+        int err = tuple_buf_reserve(&r->incoming_checked, r->arity, packed);
         if (err != MPI_SUCCESS)
             return relation_error(r, err);
     }
@@ -383,7 +397,7 @@ static int deliver_self(ravel_engine *e)
             /* The drain strips full's tuples: candidates go apart, packed
              * when there are enough of them to make a packed delta. */
             relation *r = &e->rels[s / 2];
-            int packed = !(s & 1) && r->incoming_packed.n == 0 &&
+            int packed = !(s & 1) &&
                          storage_packs_delta(e, r, tuple_box_count(*x));
             int err = packed ? storage_drain_box_packed(r, *x)
                              : storage_drain_box(r, *x,

@@ -22,6 +22,7 @@
 
 #include "ravel/error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Marks a packed segment in its first word (slots are far fewer). */
@@ -202,25 +203,25 @@ int exchange_next_segment(const ravel_engine *e, int source,
  * tuple beside the rank's own (wiki-Vote's peak, bench/results/peers). */
 #define UNPACK_CHUNK 4096
 
-int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
-                            uint64_t *out, uint64_t *kept)
+/* Decodes packed segment sg into out, UNPACK_CHUNK tuples at a time,
+ * each chunk stripped of what full holds.  Without put, the chunks stay
+ * one after another at out (which has room for all of sg); with it, each
+ * chunk's survivors go to put and the next chunk reuses out (room for
+ * UNPACK_CHUNK).  *kept: the survivors, in all. */
+static int decode_packed(const relation *r, const stream_segment *sg,
+                         uint64_t *out,
+                         int (*put)(void *arg, const uint64_t *t, size_t n),
+                         void *arg, uint64_t *kept)
 {
-    const relation *r = &e->rels[sg->slot / 2];
     unsigned arity = r->arity;
     size_t tuple = arity * sizeof *out;
-    *kept = 0;
-    if (!sg->packed) {
-        memmove(out, sg->data, sg->n * tuple);
-        ravel_comm_charge_copy(sg->n * tuple);
-        *kept = sg->n;
-        return MPI_SUCCESS;
-    }
     uint64_t blocks = (sg->n + PACKED_BLOCK - 1) / PACKED_BLOCK;
     const uint64_t *heads = sg->data;
     const unsigned char *p = (const unsigned char *)(heads + blocks * arity);
     const unsigned char *end = p + sg->nbytes;
     uint64_t cur[RAVEL_MAX_ARITY];
     uint64_t w = 0, chunk = 0; /* written; where the chunk being read starts */
+    *kept = 0;
     for (uint64_t i = 0; i < sg->n; i++) {
         if (i % PACKED_BLOCK == 0)
             memcpy(cur, heads + i / PACKED_BLOCK * arity, tuple);
@@ -232,12 +233,55 @@ int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
         memcpy(out + w++ * arity, cur, tuple);
         if (w - chunk == UNPACK_CHUNK || i + 1 == sg->n) {
             w = chunk + storage_drop_held(r, out + chunk * arity, w - chunk);
+            if (put) {
+                int err = put(arg, out, (size_t)w);
+                if (err != MPI_SUCCESS)
+                    return err;
+                *kept += w;
+                w = 0;
+            }
             chunk = w;
         }
     }
     ravel_comm_charge_copy(sg->n * tuple);
-    *kept = w;
+    if (!put)
+        *kept = w;
     return MPI_SUCCESS;
+}
+
+int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
+                            uint64_t *out, uint64_t *kept)
+{
+    const relation *r = &e->rels[sg->slot / 2];
+    size_t tuple = r->arity * sizeof *out;
+    *kept = 0;
+    if (!sg->packed) {
+        memmove(out, sg->data, sg->n * tuple);
+        ravel_comm_charge_copy(sg->n * tuple);
+        *kept = sg->n;
+        return MPI_SUCCESS;
+    }
+    return decode_packed(r, sg, out, NULL, NULL, kept);
+}
+
+int exchange_land_packed(const ravel_engine *e, const stream_segment *sg,
+                         packed_tuples *out)
+{
+    const relation *r = &e->rels[sg->slot / 2];
+    packed_writer w;
+    packed_writer_init(&w, out, r->arity);
+    uint64_t *chunk = malloc((size_t)UNPACK_CHUNK * r->arity * sizeof *chunk);
+    if (!chunk)
+        return ravel_error_set(MPI_ERR_NO_MEM, "out of memory for %d "
+                               "tuples of a packed segment", UNPACK_CHUNK);
+    uint64_t kept;
+    int err = decode_packed(r, sg, chunk, packed_append_tuples, &w, &kept);
+    free(chunk);
+    if (err == MPI_SUCCESS)
+        packed_writer_finish(&w);
+    else
+        packed_free(out);
+    return err;
 }
 
 int exchange_land_stream(ravel_engine *e, int source, const uint64_t *in,

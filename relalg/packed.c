@@ -341,6 +341,15 @@ int packed_append(packed_writer *w, const uint64_t *t)
     return MPI_SUCCESS;
 }
 
+int packed_append_tuples(void *writer, const uint64_t *t, size_t n)
+{
+    packed_writer *w = writer;
+    int err = MPI_SUCCESS;
+    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++)
+        err = packed_append(w, t + i * w->arity);
+    return err;
+}
+
 /* Releases the spare room of a finished packed set: its last chunk's and
  * its heads'. */
 static void packed_shrink(packed_tuples *p, unsigned arity)

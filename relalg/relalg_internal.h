@@ -316,6 +316,9 @@ typedef struct {
  * order (a repeat of the last one is dropped). */
 void packed_writer_init(packed_writer *w, packed_tuples *p, unsigned arity);
 int packed_append(packed_writer *w, const uint64_t *t);
+/* packed_append of t[0..n) in order, for callers that hand tuples over
+ * by callback (a packed_writer * as arg). */
+int packed_append_tuples(void *writer, const uint64_t *t, size_t n);
 void packed_free(packed_tuples *p);
 /* Puts c on the first tuple of block `block` (at_end past the last). */
 void packed_cursor_seek(packed_cursor *c, const packed_tuples *p,
@@ -467,9 +470,14 @@ typedef struct {
                                      segments (promotion does not search
                                      full for them again) */
     tuple_buf incoming_delta;     /* tuples moved here that are in delta */
-    packed_tuples incoming_packed; /* this rank's box of candidates,
-                                     drained packed without what full
-                                     holds (promotion makes it delta) */
+    packed_tuples incoming_packed; /* candidates drained or landed packed
+                                     without what full holds: this rank's
+                                     box, and packed segments when
+                                     arrivals_packed (promotion makes it
+                                     delta) */
+    int arrivals_packed;          /* this exchange's packed segments of
+                                     candidates land in incoming_packed
+                                     (exchange_reserve_checked decides) */
     int *targets;                 /* declared: itself and its active derived
                                      relations, the targets of its tuples */
     size_t ntargets;
@@ -739,12 +747,15 @@ tuple_buf *exchange_slot_incoming(ravel_engine *e, size_t slot);
 struct stream_segment_s;
 /* Appends a segment's tuples to its slot's incoming buffer (a packed
  * segment of candidates: to incoming_checked, unpacked without what full
- * holds). */
+ * holds, or packed to incoming_packed where its relation's
+ * arrivals_packed says so). */
 int exchange_deliver(ravel_engine *e, const struct stream_segment_s *sg);
 int exchange_hand_over(tuple_buf *into, tuple_buf *from, unsigned arity);
-/* Room in incoming_checked for the packed segments' tuples counted in
- * count[outbox_slots..) (exchange_scan_streams): they land there without
- * the buffer growing segment by segment. */
+/* Decides, per relation, whether the packed segments of candidates
+ * counted in count[outbox_slots..) (exchange_scan_streams) land packed
+ * (as many as a packed delta holds: storage_packs_delta), and else makes
+ * room for them in incoming_checked: they land there without the buffer
+ * growing segment by segment. */
 int exchange_reserve_checked(ravel_engine *e, const uint64_t *count);
 /* The slot with the most words in count[] (tuples per slot): the one
  * whose arrivals get a buffer of their own instead of being appended. */
@@ -782,6 +793,10 @@ int exchange_next_segment(const ravel_engine *e, int source,
  * hold.  *kept: how many it wrote. */
 int exchange_unpack_segment(const ravel_engine *e, const stream_segment *sg,
                             uint64_t *out, uint64_t *kept);
+/* A packed segment of candidates (sorted, unique), less what its
+ * relation's full holds, into *out packed (which it initialises). */
+int exchange_land_packed(const ravel_engine *e, const stream_segment *sg,
+                         packed_tuples *out);
 /* Lands the stream [in, end) from source: slot big's raw segments
  * unpacked at the end of *got (which has room for them), the others
  * appended to their slots' buffers (exchange_deliver).  When got's memory is
@@ -824,8 +839,11 @@ size_t storage_drop_held(const relation *r, uint64_t *t, size_t n);
 /* Appends the box's tuples that full does not hold to out (sorted), and
  * frees the box. */
 int storage_drain_box(const relation *r, tuple_box *x, tuple_buf *out);
-/* The same into r->incoming_packed, which must be empty. */
+/* The same, packed, into r->incoming_packed. */
 int storage_drain_box_packed(relation *r, tuple_box *x);
+/* Merges *add (sorted, unique, disjoint from full) into
+ * r->incoming_packed, repeats kept once; frees *add. */
+int storage_add_incoming_packed(relation *r, packed_tuples *add);
 /* Whether a delta of n tuples of r is held packed (then also a box of n
  * candidates is drained packed). */
 int storage_packs_delta(const ravel_engine *e, const relation *r, size_t n);

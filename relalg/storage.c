@@ -179,8 +179,33 @@ int storage_drain_box_packed(relation *r, tuple_box *x)
 {
     tuple_run runs[FULL_RUNS_MAX];
     full_set full = full_set_of(r, runs);
-    packed_free(&r->incoming_packed); /* empty: its room, if any */
-    return tuple_box_drain_packed_in(x, &full, &r->incoming_packed);
+    packed_tuples drained;
+    int err = tuple_box_drain_packed_in(x, &full, &drained);
+    return err == MPI_SUCCESS ? storage_add_incoming_packed(r, &drained)
+                              : err;
+}
+
+int storage_add_incoming_packed(relation *r, packed_tuples *add)
+{
+    if (r->incoming_packed.n == 0 || add->n == 0) {
+        packed_tuples *keep = r->incoming_packed.n ? &r->incoming_packed
+                                                   : add;
+        packed_tuples kept = *keep;
+        memset(keep, 0, sizeof *keep); /* now in kept */
+        packed_free(&r->incoming_packed);
+        packed_free(add);
+        r->incoming_packed = kept;
+        return MPI_SUCCESS;
+    }
+    tuple_source one = {{NULL, 0}, add};
+    packed_tuples merged;
+    /* Frees the base, incoming_packed, as it reads it. */
+    int err = packed_merge_sources(&merged, &r->incoming_packed, &one, 1,
+                                   r->arity);
+    packed_free(add);
+    if (err == MPI_SUCCESS)
+        r->incoming_packed = merged;
+    return err;
 }
 
 /* Merges the newest run into the one before it. */

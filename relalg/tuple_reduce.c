@@ -1041,15 +1041,6 @@ static int put_flat(void *arg, const uint64_t *t, size_t n)
     return tuple_buf_append(o->out, o->arity, t, n);
 }
 
-static int put_packed(void *arg, const uint64_t *t, size_t n)
-{
-    packed_writer *w = arg;
-    int err = MPI_SUCCESS;
-    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++)
-        err = packed_append(w, t + i * w->arity);
-    return err;
-}
-
 /* The box's tuples not held by full (flat runs and packed), in order, to
  * put; frees the box. */
 static int drain(tuple_box *x, const full_set *full,
@@ -1086,7 +1077,7 @@ int tuple_box_drain_packed_in(tuple_box *x, const full_set *full,
 {
     packed_writer w;
     packed_writer_init(&w, out, x->arity);
-    int err = drain(x, full, put_packed, &w);
+    int err = drain(x, full, packed_append_tuples, &w);
     if (err == MPI_SUCCESS)
         packed_writer_finish(&w);
     else
