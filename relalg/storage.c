@@ -187,14 +187,14 @@ int storage_drain_box_packed(relation *r, tuple_box *x)
 
 int storage_add_incoming_packed(relation *r, packed_tuples *add)
 {
-    if (r->incoming_packed.n == 0 || add->n == 0) {
-        packed_tuples *keep = r->incoming_packed.n ? &r->incoming_packed
-                                                   : add;
-        packed_tuples kept = *keep;
-        memset(keep, 0, sizeof *keep); /* now in kept */
-        packed_free(&r->incoming_packed);
-        packed_free(add);
-        r->incoming_packed = kept;
+    if (add->n == 0) {
+        packed_free(add); /* its room, if any */
+        return MPI_SUCCESS;
+    }
+    if (r->incoming_packed.n == 0) {
+        packed_free(&r->incoming_packed); /* its room, if any */
+        r->incoming_packed = *add;
+        memset(add, 0, sizeof *add); /* now in incoming_packed */
         return MPI_SUCCESS;
     }
     tuple_source one = {{NULL, 0}, add};
