@@ -554,12 +554,21 @@ static int gather_new(relation *r)
  * (tuple_reader.c), and it is the largest thing a rank holds while they
  * run: TC of wiki-Vote at 2 ranks peaked evaluating its third iteration
  * with 42 MB of delta, flat, beside 38 MB of candidates (16 bytes a tuple
- * flat, 2 or 3 packed).  A delta of fewer than a quarter of the tuples
- * that make full pack stays flat: it is small, and kCFA's, a few thousand
- * tuples an iteration, are read by several rules. */
+ * flat, 2 or 3 packed).  Large: a quarter of the tuples that make full
+ * pack (2^18 of 2 columns), or from a sixteenth (2^16) when flat it would
+ * take a quarter of what the rank's ledger holds: TC of ego-Facebook at 2
+ * ranks landed an early iteration's 262,000 new tuples a rank flat, 4.2
+ * MB beside 4 MB held, its peak on small pages, while cti's deltas of
+ * that size, small beside its full, packed from 2^16 cost it 8% of its
+ * time (relalg/README.md, "Deltas packed when they would dominate").  A
+ * smaller delta stays flat: kCFA's, a few thousand tuples an iteration,
+ * are read by several rules. */
 int storage_packs_delta(const ravel_engine *e, const relation *r, size_t n)
 {
-    return packs(e) && n >= pack_min_share(e, r, 4);
+    if (!packs(e) || n < pack_min_share(e, r, 16))
+        return 0;
+    return n >= pack_min_share(e, r, 4) ||
+           (uint64_t)n * r->arity * sizeof(uint64_t) >= budget_held() / 4;
 }
 
 static int pack_delta(const ravel_engine *e, relation *r)
