@@ -26,7 +26,15 @@
  * warm 0.014 s, advised for huge pages 0.24 s); TC of cti at 2 ranks
  * faulted 30,000 times a rank.  With the restart the closures took 0.70
  * (fe_sphere) to 0.98 (luxembourg_osm) of the time, the smallest 1.11 for
- * the restart's own 20 ms (relalg/README.md, "The heap on huge pages"). */
+ * the restart's own 20 ms (relalg/README.md, "The heap on huge pages").
+ *
+ * Why only when asked (RAVEL_HUGE_PAGE_HEAP=1): since every block from 128
+ * KiB is mapped on its own and ravel advises its own from 2 MiB, the heap
+ * holds only small blocks, and on huge pages it is resident in whole 2 MiB
+ * pages: 1 to 3 MiB more a run, where small pages took 1.00 to 1.04 of
+ * the time on the Intel VM of the later benchmarks (a fresh 4 KiB page
+ * there costs 1.3 to 1.6 us), the largest closures included
+ * (relalg/README.md, "The heap on small pages again"). */
 #define _GNU_SOURCE /* setenv, execv, explicit_bzero */
 #include "ravel/memory.h"
 
@@ -61,9 +69,9 @@ static const char *reason_not_to(void)
 #ifndef RAVEL_GLIBC_OWN_MALLOC
     return "not glibc's malloc";
 #else
-    const char *off = getenv("RAVEL_HUGE_PAGE_HEAP");
-    if (off && strcmp(off, "0") == 0)
-        return "RAVEL_HUGE_PAGE_HEAP=0";
+    const char *on = getenv("RAVEL_HUGE_PAGE_HEAP");
+    if (!on || strcmp(on, "1") != 0)
+        return "RAVEL_HUGE_PAGE_HEAP is not 1";
     const char *tunables = getenv("GLIBC_TUNABLES");
     if (tunables && strstr(tunables, TUNABLE))
         return "GLIBC_TUNABLES sets it already";

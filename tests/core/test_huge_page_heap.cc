@@ -81,7 +81,7 @@ TEST(HugePageHeap, RestartsOnceWithTheTunableAndItsArguments)
     // Ten runs: glibc 2.36 honoured the tunable in some runs only until
     // malloc was started on zeroed stack.
     for (int i = 0; i < 10; i++) {
-        ProbeRun r = probe("", "'a b' '' c");
+        ProbeRun r = probe("RAVEL_HUGE_PAGE_HEAP=1", "'a b' '' c");
         EXPECT_EQ(r.starts, again ? 2 : 1);
         EXPECT_NE(r.out.find(again ? "tunables=glibc.malloc.hugetlb=1\n"
                                    : "tunables=(unset)\n"),
@@ -104,7 +104,8 @@ TEST(HugePageHeap, KeepsTheOtherTunables)
 {
     if (!restarts_here())
         GTEST_SKIP() << "no restart on this build or kernel";
-    ProbeRun r = probe("GLIBC_TUNABLES=glibc.malloc.tcache_count=7");
+    ProbeRun r = probe("RAVEL_HUGE_PAGE_HEAP=1 "
+                       "GLIBC_TUNABLES=glibc.malloc.tcache_count=7");
     EXPECT_EQ(r.starts, 2);
     EXPECT_NE(r.out.find("tunables=glibc.malloc.tcache_count=7:"
                          "glibc.malloc.hugetlb=1\n"),
@@ -114,7 +115,8 @@ TEST(HugePageHeap, KeepsTheOtherTunables)
 
 TEST(HugePageHeap, LeavesAUsersOwnSettingAlone)
 {
-    ProbeRun r = probe("GLIBC_TUNABLES=glibc.malloc.hugetlb=0");
+    ProbeRun r = probe("RAVEL_HUGE_PAGE_HEAP=1 "
+                       "GLIBC_TUNABLES=glibc.malloc.hugetlb=0");
     EXPECT_EQ(r.starts, 1);
     EXPECT_NE(r.out.find("tunables=glibc.malloc.hugetlb=0\n"),
               std::string::npos)
@@ -122,12 +124,18 @@ TEST(HugePageHeap, LeavesAUsersOwnSettingAlone)
     EXPECT_EQ(r.out.find("block_advised_huge=1"), std::string::npos) << r.out;
 }
 
-TEST(HugePageHeap, RavelHugePageHeapZeroTurnsItOff)
+// Off unless RAVEL_HUGE_PAGE_HEAP is 1: unset, 0, or anything else.
+TEST(HugePageHeap, OffUnlessRavelHugePageHeapIsOne)
 {
-    ProbeRun r = probe("RAVEL_HUGE_PAGE_HEAP=0");
-    EXPECT_EQ(r.starts, 1);
-    EXPECT_NE(r.out.find("tunables=(unset)\n"), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find("block_advised_huge=1"), std::string::npos) << r.out;
+    for (const char *env : {"", "RAVEL_HUGE_PAGE_HEAP=0",
+                            "RAVEL_HUGE_PAGE_HEAP=yes"}) {
+        ProbeRun r = probe(env);
+        EXPECT_EQ(r.starts, 1) << env;
+        EXPECT_NE(r.out.find("tunables=(unset)\n"), std::string::npos)
+            << env << ": " << r.out;
+        EXPECT_EQ(r.out.find("block_advised_huge=1"), std::string::npos)
+            << env << ": " << r.out;
+    }
 }
 
 } // namespace

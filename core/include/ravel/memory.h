@@ -100,8 +100,9 @@ void *ravel_memory_huge_alloc(size_t bytes);
  * program again outside glibc's malloc (SimGrid's SMPI,
  * AddressSanitizer), under valgrind, where the kernel has no transparent
  * huge pages, when GLIBC_TUNABLES names the tunable already (so a program
- * runs again at most once, and a user's own setting stands), when
- * RAVEL_HUGE_PAGE_HEAP=0, or when the exec fails; then it starts glibc's
+ * runs again at most once, and a user's own setting stands), unless
+ * RAVEL_HUGE_PAGE_HEAP=1 (off by default: relalg/README.md, "The heap on
+ * small pages again"), or when the exec fails; then it starts glibc's
  * malloc (its first call) on freshly zeroed stack, where glibc 2.36's
  * reading of the THP mode, which forgets to end its string, finds a zero
  * after it (core/huge_page_heap.c says more).
