@@ -655,45 +655,68 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     return 1;
 }
 
-/* Lays x out again as the box from lo to hi (which holds x's), spanning
- * at most `area` words: every held row moved to its place in the new
- * layout, its bits with it.  0 when over `area`, x's limit, the memory
- * limit, or memory is short. */
-static int relayout_box(tuple_box *x, const uint64_t *lo, const uint64_t *hi,
-                        size_t area)
+/* y's index from x's: every held row of x at its place in y's layout,
+ * with the same place in the bits. */
+static void index_rows_again(const tuple_box *x, tuple_box *y)
 {
     unsigned a = x->arity, k = a - 1;
-    tuple_box y = *x;
-    if (!lay_out(&y, lo, hi, area))
+    uint64_t key[RAVEL_MAX_ARITY];
+    memcpy(key, x->min, a * sizeof *key);
+    for (size_t r = 0; r < x->rows; r++, next_row(key, x->min, x->max, k))
+        if (x->slot[r])
+            y->slot[row_of(key, a, y->min, y->max)] = x->slot[r];
+}
+
+/* x's rows lengthened in their own room to y's (laid out, its index
+ * empty), which starts `at` words before x's: grown by realloc, which
+ * moves a mapped block's pages without copying them, and rewritten from
+ * the last row to the first, each one's words moving up.  A copy into
+ * new room held both boxes at once, the peak of TC of ego-Facebook at 2
+ * ranks on small pages (1.6 and 1.8 MB of a rank's boxes; relalg/README.md,
+ * "Boxes widened in place").  0 (x as it was) when memory is short. */
+static int lengthen_rows(tuple_box *x, tuple_box *y, size_t at)
+{
+    size_t used = x->used_rows, from = x->row_words, to = y->row_words;
+    size_t before = x->cap_rows * from * sizeof *x->bits;
+    uint64_t *bits = realloc(x->bits, used * to * sizeof *bits);
+    if (!bits)
         return 0;
-    if (box_cost(y.rows, y.row_words, x->used_rows) > y.most_words ||
-        !bitmap_fits_budget(x->used_rows * y.row_words)) {
-        budget_note(box_bytes(&y), 0);
-        free(y.slot);
-        return 0;
+    budget_note(before, used * to * sizeof *bits);
+    ravel_memory_prefer_huge_pages(bits, used * to * sizeof *bits);
+    for (size_t s = used; s-- > 0;) {
+        uint64_t *row = bits + s * to;
+        memmove(row + at, bits + s * from, from * sizeof *bits);
+        memset(row, 0, at * sizeof *bits);
+        memset(row + at + from, 0, (to - at - from) * sizeof *bits);
     }
-    y.bits = calloc((x->used_rows ? x->used_rows : 1) * y.row_words,
-                    sizeof *y.bits);
-    if (!y.bits) {
-        budget_note(box_bytes(&y), 0);
-        free(y.slot);
+    index_rows_again(x, y);
+    budget_note(x->rows * sizeof *x->slot, 0);
+    free(x->slot);
+    y->bits = bits;
+    y->used_rows = y->cap_rows = used;
+    return 1;
+}
+
+/* x's rows copied into new room in y's layout (laid out, its index
+ * empty), whose last column starts `shift` values before x's, a shift by
+ * part of a word: bit by bit. */
+static int copy_rows_shifted(tuple_box *x, tuple_box *y, uint64_t shift)
+{
+    unsigned a = x->arity, k = a - 1;
+    y->bits = calloc((x->used_rows ? x->used_rows : 1) * y->row_words,
+                     sizeof *y->bits);
+    if (!y->bits)
         return 0;
-    }
-    y.cap_rows = x->used_rows;
-    y.zeroed = 1;
-    budget_note(0, y.cap_rows * y.row_words * sizeof *y.bits);
+    y->cap_rows = x->used_rows;
+    y->zeroed = 1;
+    budget_note(0, y->cap_rows * y->row_words * sizeof *y->bits);
     uint64_t key[RAVEL_MAX_ARITY];
     memcpy(key, x->min, a * sizeof *key);
     for (size_t r = 0; r < x->rows; r++, next_row(key, x->min, x->max, k)) {
         if (!x->slot[r])
             continue;
         const uint64_t *old = x->bits + (size_t)(x->slot[r] - 1) * x->row_words;
-        uint64_t *bits = row_bits(&y, row_of(key, a, lo, hi), 1);
-        uint64_t shift = x->min[k] - lo[k];
-        if (shift % 64 == 0) {
-            memcpy(bits + shift / 64, old, x->row_words * sizeof *old);
-            continue;
-        }
+        uint64_t *bits = row_bits(y, row_of(key, a, y->min, y->max), 1);
         for (size_t w = 0; w < x->row_words; w++)
             for (uint64_t b = old[w]; b; b &= b - 1) {
                 uint64_t v = shift + 64 * (uint64_t)w +
@@ -701,8 +724,33 @@ static int relayout_box(tuple_box *x, const uint64_t *lo, const uint64_t *hi,
                 bits[v / 64] |= (uint64_t)1 << (v % 64);
             }
     }
-    y.zeroed = 0;
+    y->zeroed = 0;
     tuple_box_free(x);
+    return 1;
+}
+
+/* Lays x out again as the box from lo to hi (which holds x's), spanning
+ * at most `area` words: every held row moved to its place in the new
+ * layout, its bits with it (in their own room when the last column
+ * starts whole words earlier, or where it did: the usual case).  0 when
+ * over `area`, x's limit, the memory limit, or memory is short. */
+static int relayout_box(tuple_box *x, const uint64_t *lo, const uint64_t *hi,
+                        size_t area)
+{
+    unsigned k = x->arity - 1;
+    tuple_box y = *x;
+    if (!lay_out(&y, lo, hi, area))
+        return 0;
+    uint64_t shift = x->min[k] - lo[k];
+    if (box_cost(y.rows, y.row_words, x->used_rows) > y.most_words ||
+        !bitmap_fits_budget(x->used_rows * y.row_words) ||
+        !(shift % 64 == 0 && x->used_rows > 0
+              ? lengthen_rows(x, &y, (size_t)(shift / 64))
+              : copy_rows_shifted(x, &y, shift))) {
+        budget_note(box_bytes(&y), 0);
+        free(y.slot);
+        return 0;
+    }
     *x = y;
     return 1;
 }

@@ -420,6 +420,61 @@ TEST(TupleBox, FullAsBitsFromSets)
     }
 }
 
+// A box widened by whole words of its last column, or in its other
+// columns only, lengthens its rows in their own room (lengthen_rows): rows
+// rewritten from the last to the first, their words moved up one where
+// the last column now starts 64 values earlier.  What comes out is every
+// tuple taken, each once, and the ledger gets back every byte noted.
+TEST(TupleBox, WidensInPlaceByWholeWords)
+{
+    for (unsigned arity = 2; arity <= 3; arity++) {
+        unsigned k = arity - 1;
+        std::mt19937_64 rng(arity);
+        uint64_t held_before = budget_held();
+        std::set<Tuple> added;
+        std::vector<uint64_t> first;
+        for (int i = 0; i < 300; i++) {
+            Tuple t = random_tuple(rng, arity, 10, 8);
+            t[k] = 128 + rng() % 64;
+            first.insert(first.end(), t.begin(), t.end());
+            added.insert(t);
+        }
+        tuple_box box;
+        ASSERT_EQ(tuple_box_start(&box, first.data(), 300, arity, 1 << 20),
+                  1);
+        ASSERT_EQ(box.min[k], 128u);
+        // The last column 64 earlier (a word), then much later, then the
+        // first column wider: three layouts, each kept in place.
+        for (int phase = 0; phase < 3; phase++)
+            for (int i = 0; i < 300; i++) {
+                Tuple t = random_tuple(rng, arity, 10, 8);
+                t[k] = phase == 0   ? 64 + rng() % 64
+                       : phase == 1 ? 192 + rng() % 500
+                                    : 64 + rng() % 600;
+                if (phase == 2)
+                    t[0] = 4 + rng() % 10;
+                if (tuple_box_add(&box, t.data()))
+                    added.insert(t);
+            }
+        EXPECT_EQ(box.min[k], 64u) << "arity " << arity;
+        EXPECT_GE(box.max[k], 600u) << "arity " << arity;
+        EXPECT_LT(box.min[0], 10u) << "arity " << arity;
+        EXPECT_EQ(tuple_box_count(&box), added.size());
+        tuple_buf out;
+        std::memset(&out, 0, sizeof out);
+        ASSERT_EQ(tuple_box_drain(&box, nullptr, 0, nullptr, &out),
+                  MPI_SUCCESS);
+        std::vector<Tuple> want(added.begin(), added.end());
+        std::vector<Tuple> got;
+        for (size_t i = 0; i < out.n; i++)
+            got.emplace_back(out.data + i * arity,
+                             out.data + (i + 1) * arity);
+        EXPECT_EQ(got, want) << "arity " << arity;
+        tuple_buf_free(&out);
+        EXPECT_EQ(budget_held(), held_before) << "arity " << arity;
+    }
+}
+
 TEST(TupleBox, DrainAppends)
 {
     std::vector<uint64_t> t = {5, 7, 5, 8, 6, 7};
