@@ -698,8 +698,9 @@ static int lengthen_rows(tuple_box *x, tuple_box *y, size_t at)
 }
 
 /* x's rows copied into new room in y's layout (laid out, its index
- * empty), whose last column starts `shift` values before x's, a shift by
- * part of a word: bit by bit. */
+ * empty), whose last column starts `shift` values before x's: bit by
+ * bit, for a shift by part of a word (relayout_box also comes here for a
+ * box that holds no row yet, which has nothing to lengthen). */
 static int copy_rows_shifted(tuple_box *x, tuple_box *y, uint64_t shift)
 {
     unsigned a = x->arity, k = a - 1;
