@@ -289,15 +289,15 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * A relation that no rule reads (TC's path: its full only rejects old
  * tuples) holds full as one bit for every tuple of its box (tuple_box,
  * tuple_reduce.c: only rows, values of all columns but the last, that
- * hold a tuple take room) when that takes at most BOX_BYTES_PER_COLUMN
- * bytes a column per tuple, a quarter of flat.  Dense closures are far
- * under it: the Gnutella closures fill 40% of their box, a tenth of a
- * byte a path where packed tuples take 2 to 5.  And the reduction, which
- * searched full's packed part for every candidate (a third of fe_sphere's
- * profile), tests a bit, while promotion sets bits where it rewrote the
- * packed set (a quarter of fe_body's).  When the box would pass its limit
- * (new tuples far outside it, or sparser than the limit), full is packed
- * again, and bits are tried again once it has doubled. */
+ * hold a tuple take room) when that takes at most half of what its tuples
+ * take flat (bits_most_bytes).  Dense closures are far under it: the
+ * Gnutella closures fill 40% of their box, a tenth of a byte a path where
+ * packed tuples take 2 to 5.  And the reduction, which searched full's
+ * packed part for every candidate (a third of fe_sphere's profile), tests
+ * a bit, while promotion sets bits where it rewrote the packed set (a
+ * quarter of fe_body's).  When the box would pass its limit (new tuples
+ * far outside it, or sparser than the limit), full is packed again, and
+ * bits are tried again once it has doubled. */
 
 /* Bits are tried from a sixteenth of the tuples that make full pack. */
 static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
@@ -305,22 +305,24 @@ static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
     return pack_min_share(e, r, 16);
 }
 
+/* The room bits of n tuples may take: half of what they take flat, packed
+ * or not, though packed they take less (2.2 bytes a tuple of fe_body's
+ * TC).  A closure that goes on growing fills its box: held packed until
+ * its bits took a quarter of flat, fe_body's full became bits at 49
+ * million tuples a rank (of 78 million at the end), every growth by an
+ * eighth until then rewrote the packed set, and the rank held the packed
+ * set, the box and the iteration's delta at once, at the run's peak.
+ * Taken at 24 million instead (5.1 bytes a tuple), the run took 0.78 of
+ * the time and 0.70 of the peak (usroads 0.65 and 0.82); cti, whose bits
+ * were refused at a quarter of flat to the end, took 0.83 of the time
+ * and 2 MiB more (relalg/README.md, "Bits up to half of flat, packed or
+ * not").  While full is all flat, bits hold it in less whatever they take
+ * under half: TC of ego-Facebook at 2 ranks was refused bits of 1.0 MB a
+ * rank at 173,000 tuples (a quarter of flat: 0.7 MB) and merged them
+ * flat, 4 MB a rank at its peak ("full as bits while flat"). */
 static size_t bits_most_bytes(const relation *r, uint64_t n)
 {
-    return box_bytes_for((size_t)n, r->arity);
-}
-
-/* The room bits may start in: bits_most_bytes, or, while full is all flat
- * (not packed yet), half of what its tuples take flat, which bits then
- * hold in less.  TC of ego-Facebook at 2 ranks was refused bits of 1.0 MB
- * a rank at 173,000 tuples (a quarter of flat: 0.7 MB) and merged them
- * flat, 4 MB a rank at its peak, until the next iteration (relalg/README.md,
- * "full as bits while flat"). */
-static size_t bits_start_bytes(const relation *r, uint64_t n)
-{
-    size_t flat_half = (size_t)n * r->arity * sizeof(uint64_t) / 2;
-    size_t most = bits_most_bytes(r, n);
-    return r->packed.n == 0 && flat_half > most ? flat_half : most;
+    return (size_t)n * r->arity * sizeof(uint64_t) / 2;
 }
 
 /* full held as bits becomes packed again. */
@@ -359,7 +361,7 @@ static int maybe_bits(const ravel_engine *e, relation *r,
         src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
     src[nsrc++] = *adding;
     if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity,
-                              bits_start_bytes(r, n)))
+                              bits_most_bytes(r, n)))
         return MPI_SUCCESS;
     tuple_buf_free(&r->full);
     for (unsigned i = 0; i < r->nruns; i++)

@@ -18,8 +18,8 @@
  * writes a snapshot after every iteration and a second engine resumes from
  * the last one; another is stopped by a memory limit and resumed, so that
  * a snapshot written while full is bits is read back.  Last, a relation
- * whose bits take 5 bytes a tuple must take them while its full is flat
- * (run_spread).
+ * whose bits take 5 bytes a tuple must take them, while its full is flat
+ * and once it is packed (run_spread).
  * usage: mpiexec -n P mpi_relalg_full_bits */
 #include "relalg_internal.h"
 #include "relalg_test_util.h"
@@ -103,6 +103,7 @@ typedef struct {
     ravel_rel path;
     int had_bits;        /* full was bits after some iteration */
     int packed_after;    /* and packed after a later one */
+    int packed_before;   /* packed after an iteration before any bits */
 } seen;
 
 static void look_inside(const ravel_iteration_record *rec, void *arg)
@@ -114,6 +115,8 @@ static void look_inside(const ravel_iteration_record *rec, void *arg)
         s->had_bits = 1;
     else if (s->had_bits && r->packed.n > 0)
         s->packed_after = 1;
+    else if (r->packed.n > 0)
+        s->packed_before = 1;
 }
 
 /* Gathers r's tuples, (y, x) for a path from x to y, at rank 0 and
@@ -147,46 +150,61 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
     free(all);
 }
 
-/* full as bits while it is flat (storage.c, bits_start_bytes): out(x, y)
- * :- in(x, y) over rows x of SPREAD_ROWS tuples each, one value in
- * SPREAD_EVERY of its row's span: 5 bytes a tuple as bits (the rows' bits
- * and their index), over the BOX_BYTES_PER_COLUMN a column (4 a tuple)
- * that a packed full's bits may take and under half of flat's 16.
- * pack_min_tuples leaves full flat, so bits must be taken on some rank
- * (under the packed rule they are refused, and this fails), and out must
- * hold every tuple once. */
+/* Bits that take more than a quarter of flat (storage.c,
+ * bits_most_bytes): out(x, y) over rows x of SPREAD_ROWS tuples each, one
+ * value in SPREAD_EVERY of its row's span, 5 bytes a tuple as bits (the
+ * rows' bits and their index), over the 2 a column (4 a tuple) that bits
+ * once were limited to and under half of flat's 16.  Taken while full is
+ * flat (packed_first 0): a copy of in, with pack_min_tuples leaving full
+ * flat.  Taken once full is packed (packed_first 1): every other value of
+ * each row comes first (out(x, y) :- in(x, y), 10 bytes a tuple as bits:
+ * refused, and full packs), the rest an iteration later (mid(x, y) :-
+ * rest(x, y); out(x, y) :- mid(x, y)).  Either way bits must be taken on
+ * some rank (under the old rule they are refused, and this fails), and
+ * out must hold every tuple once. */
 #define SPREAD_KEYS 96
 #define SPREAD_ROWS 32
 #define SPREAD_EVERY 40
 
-static void run_spread(int rank, int size)
+static void run_spread(int packed_first, int rank, int size)
 {
+    const char *variant = packed_first ? "spread rows, packed first"
+                                       : "spread rows, flat";
     ravel_engine_options o;
     ravel_engine_options_init(&o);
     o.comm_backend = "auto";
     o.quiet = 1;
-    /* Bits tried from 512 tuples; full packed from 8,192, more than all. */
-    o.pack_min_tuples = 8192;
+    /* Flat: bits tried from 512 tuples; full packed from 8,192, more than
+     * all.  Packed first: bits tried from 16; full packed from 256, fewer
+     * than the first half holds on any rank. */
+    o.pack_min_tuples = packed_first ? 256 : 8192;
     ravel_engine *e;
     CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
-    ravel_rel IN, OUT;
+    ravel_rel IN, REST, MID, OUT;
     CHECK(ravel_relation_declare(e, "in", 2, 1, &IN));
+    CHECK(ravel_relation_declare(e, "rest", 2, 1, &REST));
+    CHECK(ravel_relation_declare(e, "mid", 2, 1, &MID));
     CHECK(ravel_relation_declare(e, "out", 2, 1, &OUT));
-    seen s = {e, OUT, 0, 0};
+    seen s = {e, OUT, 0, 0, 0};
     ravel_engine_set_iteration_hook(e, look_inside, &s);
     if (rank == 0)
         for (uint64_t x = 0; x < SPREAD_KEYS; x++)
             for (uint64_t k = 0; k < SPREAD_ROWS; k++) {
                 uint64_t t[2] = {x, SPREAD_EVERY * k + x % SPREAD_EVERY};
-                CHECK(ravel_insert(e, IN, t, 1));
+                CHECK(ravel_insert(e, packed_first && k % 2 ? REST : IN, t,
+                                   1));
             }
     ravel_term same[2] = {ravel_col(0, 0), ravel_col(0, 1)};
     CHECK(ravel_stratum_begin(e));
     CHECK(ravel_rule_copy(e, OUT, (ravel_body){IN, RAVEL_DELTA}, same, 0,
                           NULL));
+    CHECK(ravel_rule_copy(e, MID, (ravel_body){REST, RAVEL_DELTA}, same, 0,
+                          NULL));
+    CHECK(ravel_rule_copy(e, OUT, (ravel_body){MID, RAVEL_DELTA}, same, 0,
+                          NULL));
     CHECK(ravel_run(e));
-    int any;
-    MPI_Allreduce(&s.had_bits, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int mine[2] = {s.had_bits, s.packed_before}, any[2];
+    MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     const uint64_t *t;
     size_t n;
     CHECK(ravel_relation_local(e, OUT, &t, &n));
@@ -204,14 +222,19 @@ static void run_spread(int rank, int size)
                   y % SPREAD_EVERY != x % SPREAD_EVERY || got[x][k]++;
         }
         if (bad) {
-            fprintf(stderr, "FAIL: spread rows: out holds %d tuples, not "
-                    "each of the %d once\n", total / 2,
+            fprintf(stderr, "FAIL: %s: out holds %d tuples, not each of "
+                    "the %d once\n", variant, total / 2,
                     SPREAD_KEYS * SPREAD_ROWS);
             failures++;
         }
-        if (!any) {
-            fprintf(stderr, "FAIL: spread rows: flat full never taken as "
-                    "bits at 5 bytes a tuple\n");
+        if (!any[0]) {
+            fprintf(stderr, "FAIL: %s: full never taken as bits at 5 "
+                    "bytes a tuple\n", variant);
+            failures++;
+        }
+        if (packed_first && !any[1]) {
+            fprintf(stderr, "FAIL: %s: full never packed before its bits "
+                    "(the test proves nothing)\n", variant);
             failures++;
         }
     }
@@ -329,12 +352,14 @@ int main(int argc, char **argv)
         size);
     run("bits, resumed after the stop", stop_dir, 1, 0, &s, rank, size);
     remove_scratch(stop_dir, rank);
-    run_spread(rank, size);
+    run_spread(0, rank, size);
+    run_spread(1, rank, size);
     int bad = 0;
     MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s: full as bits, packed again mid-run, read by the next "
-               "strata, through snapshots and a stop, taken while flat, "
+               "strata, through snapshots and a stop, taken while flat "
+               "and packed, "
                "P=%d\n",
                bad ? "FAILED" : "ok", size);
     MPI_Finalize();
