@@ -85,8 +85,9 @@ typedef struct {
     size_t mask;     /* words - 1, a power of two less one */
     size_t n;        /* tuples added */
     size_t most;     /* tuples it takes at its bits a tuple */
-    size_t covers;   /* storage.c: full's flat count it was last brought
-                        up to; another count means it is stale */
+    size_t covers;   /* storage.c: the count of full's flat and packed
+                        parts it was last brought up to; another count
+                        means it is stale */
 } tuple_filter;
 
 /* A hash of a tuple's columns: the word from its low bits, the three bits
@@ -151,7 +152,8 @@ typedef struct {
     unsigned nflat;
     const struct packed_tuples *packed;
     const struct tuple_box *bits;
-    const tuple_filter *filter; /* of the flat runs, or NULL */
+    const tuple_filter *filter; /* of the flat runs and the packed part,
+                                   or NULL */
 } full_set;
 /* tuples_reduce against a full_set. */
 size_t tuples_reduce_in(uint64_t *t, size_t n, unsigned arity,
@@ -438,8 +440,8 @@ typedef struct {
                                      newer runs, each a small fraction of
                                      the one before (storage.c) */
     unsigned nruns;
-    tuple_filter filter;          /* of full's flat part, when it counts
-                                     flat_count tuples (storage.c) */
+    tuple_filter filter;          /* of full's flat and packed parts, when
+                                     it counts their tuples (storage.c) */
     packed_tuples packed;         /* the rest of full, when packed */
     tuple_box bits;               /* or full whole as the bits of its box
                                      (bits.slot NULL: not; then full's

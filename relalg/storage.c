@@ -95,52 +95,89 @@ uint64_t storage_full_count(const relation *r)
     return (uint64_t)r->packed.n + flat_count(r) + r->bits_n;
 }
 
+/* The tuples of full the filter answers for: its flat and packed parts
+ * (bits answer for themselves). */
+static size_t filter_count(const relation *r)
+{
+    return flat_count(r) + r->packed.n;
+}
+
 /* full whole, as the reduction reads it (runs: room for its flat runs). */
 static full_set full_set_of(const relation *r,
                             tuple_run runs[FULL_RUNS_MAX])
 {
     unsigned nruns = storage_runs(r, RAVEL_FULL, runs);
     const tuple_filter *filter =
-        r->filter.words && r->filter.covers == flat_count(r) ? &r->filter
-                                                             : NULL;
+        r->filter.words && r->filter.covers == filter_count(r) ? &r->filter
+                                                               : NULL;
     return (full_set){runs, nruns, &r->packed, &r->bits, filter};
 }
 
-/* ---- the filter of full's flat part --------------------------------
- * (tuple_filter.c.)  It answers for the flat part only while it was
- * brought up to the part's count last (filter.covers): the tuples are
- * added to it wherever storage.c adds them to the flat part (add_run,
- * install), and any other change of the count (packing, bits, unpacking;
- * the balancer's removals) leaves it unused until it is rebuilt from the
- * flat part at the next addition.  Removals alone only make it answer
- * "may hold" for tuples gone, which a search then settles. */
+/* ---- the filter of full's flat and packed parts ---------------------
+ * (tuple_filter.c.)  It answers for full only while it was brought up to
+ * the count of its flat and packed parts last (filter.covers): tuples are
+ * added to it wherever storage.c adds them to full (add_run, install,
+ * maybe_pack), unpacking and packing leave the count as it was, and any
+ * other change of the count (bits, the balancer's removals) leaves it
+ * unused until it is rebuilt from full at the next addition.  Removals
+ * alone only make it answer "may hold" for tuples gone, which a search
+ * then settles.
+ *
+ * It covered the flat part only until luxembourg_osm's TC showed that the
+ * packed part wanted it more: 1.44 million searches of the packed part a
+ * rank, of which 300 found the tuple, each decoding some 64 tuples of a
+ * block (a quarter of the run's samples). */
 
-/* Below this many flat tuples the runs are searched in cache anyway. */
+/* Below this many tuples full is searched in cache anyway. */
 #define FILTER_MIN_TUPLES ((size_t)1 << 12)
-/* Above this many the filter is dropped: a flat part that large is that
- * of a large packed full (an eighth of it), and its filter cost fe_body's
- * TC 1.05 of the time and 20 MiB more at the peak, rebuilt and hashed
- * over and over, where luxembourg_osm's gain (0.85) lies under it.
- * Dropping it when it refused fewer than half its questions did not help
- * fe_body: it refused more (bench/results/peers/flat_filter/).
- * So a filter takes at most 2 MiB. */
-#define FILTER_MAX_TUPLES ((size_t)1 << 20)
+/* Above this many the filter is dropped, so that it takes at most 8 MiB.
+ * A large full is mostly a dense closure's, whose candidates full often
+ * holds: fe_body's TC, before its bits, found 44% of the candidates it
+ * searched for in the packed part, which a forward walk reads in order
+ * where a filter's words are read at random; with a filter of any size
+ * (room for twice its tuples, as the flat part's had) it took 1.16 of the
+ * time and 119 MiB more.  (A filter of the flat part
+ * alone, rebuilt each time full was packed, cost it 1.05 and 20 MiB:
+ * bench/results/peers/flat_filter/.) */
+#define FILTER_MAX_TUPLES ((size_t)1 << 22)
 
-/* Brings the filter up to full's flat part after n tuples t were added to
- * it, which counted `before` tuples then. */
-static void filter_added(relation *r, const uint64_t *t, size_t n,
+/* Adds the tuples of packed set p to filter f. */
+static void filter_add_packed(tuple_filter *f, const packed_tuples *p,
+                              unsigned arity)
+{
+    packed_cursor c;
+    for (packed_cursor_seek(&c, p, arity, 0); !c.at_end;
+         packed_cursor_next(&c))
+        tuple_filter_add(f, c.cur, 1, arity);
+}
+
+static void filter_add_source(tuple_filter *f, const tuple_source *s,
+                              unsigned arity)
+{
+    if (s->packed)
+        filter_add_packed(f, s->packed, arity);
+    else
+        tuple_filter_add(f, s->flat.t, s->flat.n, arity);
+}
+
+/* Brings the filter up to full after the tuples of `added` were added to
+ * it, which counted `before` tuples (filter_count) then. */
+static void filter_added(relation *r, const tuple_source *added,
                          size_t before)
 {
     tuple_filter *f = &r->filter;
-    size_t now = flat_count(r);
+    size_t now = filter_count(r);
     if (now < FILTER_MIN_TUPLES || now > FILTER_MAX_TUPLES) {
         tuple_filter_free(f);
         return;
     }
-    if (f->words && f->covers == before && f->n + n <= f->most) {
-        tuple_filter_add(f, t, n, r->arity);
+    if (f->words && f->covers == before &&
+        f->n + tuple_source_count(added) <= f->most) {
+        filter_add_source(f, added, r->arity);
     } else {
-        if (tuple_filter_reset(f, 2 * now) != MPI_SUCCESS) {
+        /* Room for the tuples of now rounded up to a power of two: rebuilt
+         * about each time full doubles, at 8 to 16 bits a tuple. */
+        if (tuple_filter_reset(f, now) != MPI_SUCCESS) {
             /* Over the memory limit, or out of memory: a filter is only
              * a short cut, and the searches it would spare still work. */
             tuple_filter_free(f);
@@ -150,6 +187,8 @@ static void filter_added(relation *r, const uint64_t *t, size_t n,
         tuple_filter_add(f, r->full.data, r->full.n, r->arity);
         for (unsigned i = 0; i < r->nruns; i++)
             tuple_filter_add(f, r->runs[i].data, r->runs[i].n, r->arity);
+        if (r->packed.n > 0)
+            filter_add_packed(f, &r->packed, r->arity);
     }
     f->covers = now;
 }
@@ -256,7 +295,7 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
 {
     if (n == 0)
         return MPI_SUCCESS;
-    size_t before = flat_count(r);
+    size_t before = filter_count(r);
     size_t ratio = e->opt.run_ratio ? e->opt.run_ratio : RUN_RATIO_DEFAULT;
     /* Every flat full keeps runs, TC's path too (no rule reads it): its
      * one flat array, merged into from the back, moved nearly whole every
@@ -281,7 +320,7 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
         err = merge_last_run(r);
     }
     if (err == MPI_SUCCESS)
-        filter_added(r, t, n, before);
+        filter_added(r, &(tuple_source){{t, n}, NULL}, before);
     return err;
 }
 
@@ -474,6 +513,7 @@ static int maybe_pack(const ravel_engine *e, relation *r,
     if (!r->written && budget_held() + flat * r->arity * 4 > budget_peak())
         return MPI_SUCCESS;
     packed_tuples merged;
+    size_t before = filter_count(r);
     int err = merge_runs(r);
     tuple_source two[2] = {{{r->full.data, r->full.n}, NULL}, *adding};
     if (err == MPI_SUCCESS)
@@ -483,7 +523,8 @@ static int maybe_pack(const ravel_engine *e, relation *r,
     packed_free(&r->packed);
     r->packed = merged;
     tuple_buf_free(&r->full);
-    tuple_filter_free(&r->filter); /* its flat part is empty */
+    /* The filter already holds what was flat. */
+    filter_added(r, adding, before);
     *packed_in = 1;
     return MPI_SUCCESS;
 }
@@ -716,11 +757,11 @@ static int install(ravel_engine *e, relation *r, int to_delta)
         /* Moved delta tuples were in delta where they came from. */
         err = tuples_merge_into(&r->delta, r->arity, b->data, b->n);
     }
-    size_t before = flat_count(r);
+    size_t before = filter_count(r);
     if (err == MPI_SUCCESS)
         err = tuples_merge_into(&r->full, r->arity, b->data, b->n);
     if (err == MPI_SUCCESS)
-        filter_added(r, b->data, b->n, before);
+        filter_added(r, &(tuple_source){{b->data, b->n}, NULL}, before);
     if (err == MPI_SUCCESS)
         storage_count_buckets(e, r, b->data, b->n, 1);
     tuple_buf_free(b);

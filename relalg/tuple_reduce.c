@@ -44,7 +44,8 @@ typedef struct {
     int packed;              /* cursor is on the packed part */
     packed_cursor cursor;
     const tuple_box *bits;   /* NULL: none */
-    const tuple_filter *filter; /* of the flat runs; NULL: none */
+    const tuple_filter *filter; /* of the flat runs and the packed part;
+                                   NULL: none */
     unsigned arity;
 } full_walk;
 
@@ -100,11 +101,12 @@ static int full_has(full_walk *f, const uint64_t *t)
     unsigned a = f->arity;
     if (f->bits && box_has(f->bits, t))
         return 1;
-    /* The runs' positions lag where the filter answers for them: each
-     * search gallops from its run's last one, forward all the same. */
-    if ((!f->filter || (a == 2 ? tuple_filter_may_hold(f->filter, t, 2)
-                               : tuple_filter_may_hold(f->filter, t, a))) &&
-        tuple_runs_hold(f->flat, f->nflat, f->j, a, t, a))
+    /* The parts' positions lag where the filter answers for them: each
+     * search gallops from its part's last one, forward all the same. */
+    if (f->filter && !(a == 2 ? tuple_filter_may_hold(f->filter, t, 2)
+                              : tuple_filter_may_hold(f->filter, t, a)))
+        return 0;
+    if (tuple_runs_hold(f->flat, f->nflat, f->j, a, t, a))
         return 1;
     if (!f->packed)
         return 0;
