@@ -359,8 +359,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("%s: full as bits, packed again mid-run, read by the next "
                "strata, through snapshots and a stop, taken while flat "
-               "and packed, "
-               "P=%d\n",
+               "and packed, P=%d\n",
                bad ? "FAILED" : "ok", size);
     MPI_Finalize();
     return bad ? 1 : 0;
