@@ -184,6 +184,7 @@ void ravel_engine_free(ravel_engine *e)
     free(e->bucket_memo);
     for (size_t s = 0; s < e->nstrata; s++) {
         for (size_t i = 0; i < e->strata[s].nrules; i++) {
+            join_grouped_free(&e->strata[s].rules[i].grouped);
             free(e->strata[s].rules[i].terms);
             free(e->strata[s].rules[i].filters);
             free(e->strata[s].rules[i].exprs);

@@ -501,6 +501,9 @@ static inline int tuple_buf_push(tuple_buf *b, unsigned arity,
     return MPI_SUCCESS;
 }
 
+/* A join's static side indexed by its last column (join_grouped.c). */
+typedef struct grouped_index grouped_index;
+
 typedef struct {
     ravel_body body[2];
     int nbody;                    /* 1 = copy, 2 = join */
@@ -524,6 +527,8 @@ typedef struct {
     unsigned agg_groups;          /* k: the group's columns */
     ravel_term agg_value;         /* stage 1: what is reduced */
     uint64_t agg_xor;             /* stage 2: XORed into the result */
+    grouped_index *grouped;       /* join: its index for join_grouped, kept
+                                     through a stratum; NULL: none */
 } rule;
 
 typedef struct {
@@ -600,6 +605,11 @@ struct ravel_engine {
      * (uint32_t): grown with the relation table, so that a look, which is
      * collective, never fails on one rank for want of memory. */
     void *balance_scratch;
+    uint64_t grouped_joins;       /* joins join_grouped evaluated (tests
+                                     look) */
+    uint64_t layout_epoch;        /* counts the balancer's moves: an index
+                                     of stored tuples built before one is
+                                     stale (join_grouped.c) */
 };
 
 /* The outbox buffer of slot (2 * target + in_delta) for `rank`. */
@@ -908,7 +918,14 @@ int tuple_reader_group(tuple_reader *r, unsigned k, const uint64_t **t,
 /* ---- rules (rules_eval.c) and balancing (balance.c) --------------------- */
 
 /* Evaluates iteration `it` (1-based) of stratum s on this rank. */
-int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it);
+int rules_evaluate(ravel_engine *e, stratum *s, uint32_t it);
+/* Evaluates join ru grouped by its head's first column when it can
+ * (*done set): the head's first column is the one non-key column of a
+ * side no rule of the stratum writes, and the other side is one run.
+ * Else *done is 0 and the merge join serves. */
+int join_grouped(ravel_engine *e, rule *ru, int *done);
+/* Frees a join's index (*g NULL after). */
+void join_grouped_free(grouped_index **g);
 /* Chooses for each join whether it reads the right side directly or its
  * replica (when that is active). */
 void rules_bind_sources(ravel_engine *e, stratum *s);

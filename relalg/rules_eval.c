@@ -210,14 +210,17 @@ static int join_runs(ravel_engine *e, const rule *ru, tuple_reader *a,
  * the joins of every pair, runs being disjoint.  Each pair reads copies of
  * the readers as opened (at their start, with no group buffer yet), and
  * frees the buffers the copies grew. */
-static int eval_join(ravel_engine *e, const rule *ru)
+static int eval_join(ravel_engine *e, rule *ru)
 {
+    int done;
+    int err = join_grouped(e, ru, &done);
+    if (err != MPI_SUCCESS || done)
+        return err;
     tuple_reader a[FULL_RUNS_MAX + 1], b[FULL_RUNS_MAX + 1];
     unsigned na = open_readers(&e->rels[ru->source[0]], ru->body[0].version,
                                a);
     unsigned nb = open_readers(&e->rels[ru->source[1]], ru->body[1].version,
                                b);
-    int err = MPI_SUCCESS;
     for (unsigned x = 0; x < na && err == MPI_SUCCESS; x++)
         for (unsigned y = 0; y < nb && err == MPI_SUCCESS; y++) {
             tuple_reader ax = a[x], by = b[y];
@@ -380,10 +383,10 @@ static int eval_agg_reduce(ravel_engine *e, const rule *ru)
     return MPI_SUCCESS;
 }
 
-int rules_evaluate(ravel_engine *e, const stratum *s, uint32_t it)
+int rules_evaluate(ravel_engine *e, stratum *s, uint32_t it)
 {
     for (size_t i = 0; i < s->nrules; i++) {
-        const rule *ru = &s->rules[i];
+        rule *ru = &s->rules[i];
         int err = check_order(e, ru);
         if (err != MPI_SUCCESS)
             return err;

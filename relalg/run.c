@@ -402,6 +402,9 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
     exchange_plan_discard(e, &plan);
     for (size_t i = 0; i < e->nrels; i++)
         storage_free_delta(&e->rels[i]);
+    /* The stratum's static relations may be written by the next. */
+    for (size_t i = 0; i < s->nrules; i++)
+        join_grouped_free(&s->rules[i].grouped);
     if (type != MPI_DATATYPE_NULL)
         MPI_Type_free(&type);
     free(mine);
