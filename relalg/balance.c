@@ -56,11 +56,11 @@ static int emit_population(ravel_engine *e, int d)
  * them here. */
 static int emit_moves(ravel_engine *e, int xi, const uint32_t *old_subs)
 {
-    e->layout_epoch++; /* tuples leave full here */
     relation *x = &e->rels[xi];
     size_t di = 0, w = 0, wd = 0, dj = 0;
     if (memcmp(old_subs, x->subs, e->buckets * sizeof *old_subs) == 0)
         return MPI_SUCCESS; /* nothing of x moves (nor needs unpacking) */
+    x->moves++;
     int err = storage_unpack(x);
     if (err != MPI_SUCCESS)
         return err;
@@ -126,7 +126,6 @@ static int emit_replica_growth(ravel_engine *e, int ri, const uint32_t *old)
 
 int balance_finish_moves(ravel_engine *e, int local_error, uint64_t *bytes)
 {
-    e->layout_epoch++; /* stored tuples move */
     exchange_stats st;
     int err = exchange_run(e, local_error, &st);
     e->move_seconds += st.exchange_seconds;

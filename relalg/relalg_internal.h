@@ -369,6 +369,11 @@ int packed_merge_sources(packed_tuples *out, packed_tuples *base,
                          unsigned arity);
 /* Ends a set written by w alone: its unused room goes. */
 void packed_writer_finish(packed_writer *w);
+/* Appends sorted unique t[0..n) to p in place when they all come after
+ * its last tuple (*done then 1; else p is untouched): what p holds is
+ * not written again, as a merge would. */
+int packed_extend(packed_tuples *p, const uint64_t *t, size_t n,
+                  unsigned arity, int *done);
 /* The encoded bytes of p, in order, to out (p->nbytes of them). */
 void packed_copy_bytes(const packed_tuples *p, unsigned char *out);
 /* The bytes of a chunk.  Tests set a small size to make sets of many
@@ -483,6 +488,10 @@ typedef struct {
     int *targets;                 /* declared: itself and its active derived
                                      relations, the targets of its tuples */
     size_t ntargets;
+    uint64_t moves;               /* times tuples moved into or out of
+                                     full (the balancer, derived relations
+                                     filled): an index of full built
+                                     before is stale (join_grouped.c) */
 } relation;
 
 /* Appends one tuple to a buffer: the emission hot path. */
@@ -607,9 +616,6 @@ struct ravel_engine {
     void *balance_scratch;
     uint64_t grouped_joins;       /* joins join_grouped evaluated (tests
                                      look) */
-    uint64_t layout_epoch;        /* counts the balancer's moves: an index
-                                     of stored tuples built before one is
-                                     stale (join_grouped.c) */
 };
 
 /* The outbox buffer of slot (2 * target + in_delta) for `rank`. */

@@ -753,6 +753,7 @@ static int install(ravel_engine *e, relation *r, int to_delta)
     if (err != MPI_SUCCESS)
         return err;
     reduce_to_new(r, b);
+    r->moves += b->n > 0;
     if (to_delta && !r->delta_is_full) {
         /* Moved delta tuples were in delta where they came from. */
         err = tuples_merge_into(&r->delta, r->arity, b->data, b->n);
