@@ -62,14 +62,26 @@ int exchange_seal_outbox(ravel_engine *e, size_t slot, int dest, int keep)
         return MPI_SUCCESS;
     }
     b->n = tuples_sort_unique(b->data, b->n, arity);
-    tuple_source two[2] = {{{b->data, b->n}, NULL}, {{NULL, 0}, &drained}};
-    packed_tuples merged;
-    int err = packed_merge_sources(&merged, p, two, 2, arity);
+    /* A grouped join (join_grouped.c) fills the buffer in order: what it
+     * holds then comes after the packed part, and is appended to it in
+     * place instead of merged, which wrote the packed part again. */
+    int appended = 0;
+    int err = drained.n == 0 ? packed_extend(p, b->data, b->n, arity,
+                                             &appended)
+                             : MPI_SUCCESS;
+    if (err == MPI_SUCCESS && !appended) {
+        tuple_source two[2] = {{{b->data, b->n}, NULL},
+                               {{NULL, 0}, &drained}};
+        packed_tuples merged;
+        err = packed_merge_sources(&merged, p, two, 2, arity);
+        if (err == MPI_SUCCESS) {
+            packed_free(p);
+            *p = merged;
+        }
+    }
     packed_free(&drained);
     if (err != MPI_SUCCESS)
         return err;
-    packed_free(p);
-    *p = merged;
     if (keep)
         b->n = 0;
     else

@@ -560,6 +560,32 @@ void packed_writer_finish(packed_writer *w)
     packed_shrink(w->p, w->arity);
 }
 
+/* p's last tuple (p not empty) into t: decoded from its block's head. */
+static void packed_last(const packed_tuples *p, unsigned arity, uint64_t *t)
+{
+    packed_cursor c;
+    packed_cursor_seek(&c, p, arity, p->nblocks - 1);
+    while (c.index + 1 < p->n)
+        packed_cursor_next(&c);
+    memcpy(t, c.cur, arity * sizeof *t);
+}
+
+int packed_extend(packed_tuples *p, const uint64_t *t, size_t n,
+                  unsigned arity, int *done)
+{
+    *done = 0;
+    if (p->n == 0 || n == 0)
+        return MPI_SUCCESS;
+    packed_writer w = {.p = p, .arity = arity};
+    packed_last(p, arity, w.prev);
+    if (tuples_compare(w.prev, t, arity) >= 0)
+        return MPI_SUCCESS;
+    *done = 1;
+    int err = packed_append_tuples(&w, t, n);
+    packed_shrink(p, arity);
+    return err;
+}
+
 int packed_unpack(const packed_tuples *p, unsigned arity, tuple_buf *out,
                   size_t extra)
 {

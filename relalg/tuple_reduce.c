@@ -269,6 +269,28 @@ ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
         }
 }
 
+/* From this many tuples on, a box is first weighed on a sample. */
+#define SAMPLE_MIN_TUPLES 4096
+
+/* The box of every 64th tuple of t[0..n): it lies inside the box of all,
+ * so a box refused for its span (a bitmap, a box's rows) is refused for
+ * all the tuples too, and the pass over every one of them is saved.  A
+ * buffer of fe_body's sparse candidates was weighed for a box of bits,
+ * then, sorted, for one bitmap, each refused after a pass of its own (2.6%
+ * of a 2-rank profile in box_of). */
+static void sample_box(const uint64_t *t, size_t n, unsigned arity,
+                       uint64_t *min, uint64_t *max)
+{
+    memcpy(min, t, arity * sizeof *min);
+    memcpy(max, t, arity * sizeof *max);
+    for (size_t i = 64; i < n; i += 64)
+        for (unsigned c = 0; c < arity; c++) {
+            uint64_t v = t[i * arity + c];
+            min[c] = v < min[c] ? v : min[c];
+            max[c] = v > max[c] ? v : max[c];
+        }
+}
+
 /* Whether a bitmap of `words` more fits the memory limit: it counts as
  * tuple memory, and is only an optimisation. */
 static int bitmap_fits_budget(size_t words)
@@ -302,6 +324,11 @@ static int fits_one_bitmap(const uint64_t *t, size_t n, unsigned arity,
                            uint64_t *min, uint64_t *max, size_t *row_words,
                            size_t *words)
 {
+    if (n >= SAMPLE_MIN_TUPLES) {
+        sample_box(t, n, arity, min, max);
+        if (box_words(arity, min, max, n / 2 * arity, row_words) == 0)
+            return 0;
+    }
     WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, min, max))
     /* words: half the tuples' bytes */
     *words = box_words(arity, min, max, n / 2 * arity, row_words);
@@ -637,6 +664,13 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     if (n == 0)
         return 0;
     uint64_t min[RAVEL_MAX_ARITY], max[RAVEL_MAX_ARITY];
+    size_t row_words;
+    if (n >= SAMPLE_MIN_TUPLES) {
+        sample_box(t, n, arity, min, max);
+        if (box_rows(arity, min, max, box_area(arity, n),
+                     most_bytes / sizeof(uint64_t), &row_words) == 0)
+            return 0;
+    }
     WITH_CONSTANT_WIDTH(arity, w, box_of(t, n, w, min, max))
     if (!lay_out_first(x, min, max, arity, most_bytes, n))
         return 0;

@@ -377,6 +377,73 @@ TEST(PackedTuples, SetsOfManyChunksMergeAndReadAsOne)
     packed_release_spare_chunks();
 }
 
+// A set extended in place (packed_extend: an outbox filled in order by a
+// grouped join) holds what std::set holds, in the bytes encoded apart, over
+// many chunks, searched as one set; tuples not all after its last one leave
+// it as it was; the memory ledger gets back all it took.
+TEST(PackedTuples, ExtendAppendsInPlaceOnlyAfterTheLastTuple)
+{
+    packed_set_chunk_bytes(1);
+    std::mt19937_64 rng(23);
+    const uint64_t held_before = budget_held();
+    const Shape extend_shapes[] = {
+        {20000, 1, 30}, {20000, 2, 12}, {20000, 2, 40}, {8000, 3, 64},
+        {3000, 8, 20}, {1, 2, 16},
+    };
+    for (const Shape &s : extend_shapes) {
+        unsigned arity = s.arity;
+        Tuples all;
+        packed_tuples p;
+        memset(&p, 0, sizeof p);
+        size_t most_chunks = 0;
+        for (int round = 0; round < 12; round++) {
+            // The next tuples: above every one held, in their first column.
+            Tuples add = sorted_unique(random_tuples(rng, s.n, arity, s.bits));
+            uint64_t base = all.empty() ? 0 : all.back()[0] + 1;
+            for (auto &t : add)
+                t[0] = base + (t[0] >> 8);
+            add = sorted_unique(add);
+            std::vector<uint64_t> fa = flatten(add, arity);
+            std::string at = "arity=" + std::to_string(arity) +
+                             " round=" + std::to_string(round);
+            if (all.empty()) {
+                pack(fa, add.size(), arity, &p);
+            } else {
+                // A set whose first tuple is not after the last held.
+                std::vector<uint64_t> early = flatten(Tuples{all.back()},
+                                                      arity);
+                int done = 1;
+                ASSERT_EQ(packed_extend(&p, early.data(), 1, arity, &done),
+                          MPI_SUCCESS);
+                EXPECT_EQ(done, 0) << at;
+                ASSERT_EQ(unpack(&p, arity), flatten(all, arity)) << at;
+                ASSERT_EQ(packed_extend(&p, fa.data(), add.size(), arity,
+                                        &done),
+                          MPI_SUCCESS);
+                EXPECT_EQ(done, 1) << at;
+            }
+            all.insert(all.end(), add.begin(), add.end());
+            ASSERT_EQ(unpack(&p, arity), flatten(all, arity)) << at;
+            std::vector<unsigned char> bytes(p.nbytes);
+            packed_copy_bytes(&p, bytes.data());
+            EXPECT_EQ(bytes, reference_bytes(all, arity)) << at;
+            most_chunks = std::max(most_chunks, p.nchunks);
+            Tuples c = sorted_unique(random_tuples(rng, s.n / 2 + 1, arity,
+                                                   s.bits));
+            c.insert(c.end(), all.begin(), all.begin() + all.size() / 5);
+            c = sorted_unique(c);
+            expect_reduced_against(c, &p, all, arity, at);
+        }
+        if (s.n > 1) {
+            EXPECT_GT(most_chunks, 3u) << "arity=" << arity;
+        }
+        packed_free(&p);
+    }
+    EXPECT_EQ(budget_held(), held_before);
+    packed_set_chunk_bytes(0);
+    packed_release_spare_chunks();
+}
+
 // A reader over a run of tuples a (flat or packed) seeks keys of k columns
 // in increasing order, as a join does, and reads each key's group: checked
 // against std::lower_bound and std::equal_range on a.
