@@ -211,6 +211,56 @@ static int push_compacting(ravel_engine *e, size_t slot, int rank,
     return tuple_buf_push(b, r->arity, t);
 }
 
+/* push_compacting of the n tuples t for one rank, a buffer's room at a
+ * time while no box takes them (a box, or a full buffer, sees each tuple
+ * through push_compacting). */
+static int push_run(ravel_engine *e, size_t slot, int rank,
+                    const uint64_t *t, size_t n)
+{
+    unsigned a = e->rels[slot / 2].arity;
+    tuple_buf *b = outbox_at(e, slot, rank);
+    while (n > 0) {
+        size_t room = b->cap - b->n;
+        if (room == 0 || *outbox_box_at(e, slot, rank)) {
+            int err = push_compacting(e, slot, rank, t);
+            if (err != MPI_SUCCESS)
+                return err;
+            t += a;
+            n--;
+            continue;
+        }
+        size_t m = room < n ? room : n;
+        memcpy(b->data + b->n * a, t, m * a * sizeof *t);
+        b->n += m;
+        t += m * a;
+        n -= m;
+    }
+    return MPI_SUCCESS;
+}
+
+int emit_run(ravel_engine *e, int base, const uint64_t *t, size_t n)
+{
+    const relation *r = &e->rels[base];
+    if (n == 0)
+        return MPI_SUCCESS;
+    int rank = 0, one = r->ntargets == 1 && r->targets[0] == base &&
+                        r->kind == REL_DECLARED && r->key == 1;
+    if (one && e->size > 1) {
+        uint64_t b = placement_bucket(e, r, t);
+        one = r->subs[b] == 1;
+        rank = (int)(b % (uint64_t)e->size);
+    }
+    if (one)
+        return relation_error(r, push_run(e, outbox_slot_index(base, 0),
+                                          rank, t, n));
+    for (size_t i = 0; i < n; i++) {
+        int err = emit_tuple(e, base, t + i * r->arity);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
 int emit_to_target(ravel_engine *e, int target, const uint64_t *t,
                    int in_delta)
 {

@@ -95,10 +95,11 @@ static size_t copy_all(const relation *r, ravel_version v, uint64_t *t)
     tuple_run runs[FULL_RUNS_MAX];
     unsigned nruns = storage_runs(r, v, runs), a = r->arity;
     size_t n = 0;
-    for (unsigned i = 0; i < nruns; i++) {
-        memcpy(t + n * a, runs[i].t, runs[i].n * a * sizeof *t);
-        n += runs[i].n;
-    }
+    for (unsigned i = 0; i < nruns; i++)
+        if (runs[i].n) { /* an empty run's t may be NULL */
+            memcpy(t + n * a, runs[i].t, runs[i].n * a * sizeof *t);
+            n += runs[i].n;
+        }
     const packed_tuples *p = storage_packed_part(r, v);
     if (p) {
         packed_cursor c;
@@ -293,18 +294,20 @@ static inline void head_of(const rule *ru, int lead, unsigned k,
 static int flush_group(ravel_engine *e, const rule *ru, tuple_buf *grp,
                        unsigned ha)
 {
-    size_t n = grp->n;
+    size_t n = grp->n, w = 0;
     uint64_t *t = grp->data;
     tuples_sort_prefix(t, n, ha, ha);
-    int err = MPI_SUCCESS;
-    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++)
-        if (i == 0 || tuples_compare(t + (i - 1) * ha, t + i * ha, ha))
-            err = emit_tuple(e, ru->head, t + i * ha);
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || tuples_compare(t + (w - 1) * ha, t + i * ha, ha)) {
+            for (unsigned c = 0; c < ha && w != i; c++)
+                t[w * ha + c] = t[i * ha + c];
+            w++;
+        }
     grp->n = 0;
-    return err;
+    return emit_run(e, ru->head, t, w);
 }
 
-/* Calls put(arg, x) for each tuple x of the group in slot, in order. */
+/* Runs body with x on each tuple of the group in slot, in order. */
 #define EACH_IN_SLOT(m, slot, x, body)                                       \
     do {                                                                     \
         uint64_t n_ = (slot)[AT_COUNT];                                      \
@@ -360,6 +363,26 @@ typedef struct {
     uint64_t *bits;               /* [GROUP_BITMAP_WORDS]; NULL until used */
 } puller;
 
+/* Adds head tuple out to the v's tuples in order (q->grp), which are
+ * emitted together each GROUP_MAX_TUPLES and at the v's end
+ * (emit_staged). */
+static int stage(puller *q, const uint64_t *out)
+{
+    int err = tuple_buf_push(&q->grp, q->ha, out);
+    if (err == MPI_SUCCESS && q->grp.n >= GROUP_MAX_TUPLES) {
+        err = emit_run(q->e, q->ru->head, q->grp.data, q->grp.n);
+        q->grp.n = 0;
+    }
+    return err;
+}
+
+static int emit_staged(puller *q)
+{
+    int err = emit_run(q->e, q->ru->head, q->grp.data, q->grp.n);
+    q->grp.n = 0;
+    return err;
+}
+
 /* Emits (v, x's columns after the key) for each tuple x of one group. */
 static int emit_slot(puller *q, const uint64_t *slot, uint64_t v)
 {
@@ -371,9 +394,9 @@ static int emit_slot(puller *q, const uint64_t *slot, uint64_t v)
         for (unsigned h = 1; h < ha; h++) /* a call per tuple: 4% of wing */
             out[h] = x[k + h - 1];
         if (err == MPI_SUCCESS)
-            err = emit_tuple(q->e, q->ru->head, out);
+            err = stage(q, out);
     });
-    return err;
+    return err == MPI_SUCCESS ? emit_staged(q) : err;
 }
 
 /* One v's groups, each of one value after the key, as bits from lo:
@@ -392,11 +415,11 @@ static int emit_bits(puller *q, uint64_t v, uint64_t lo, size_t words)
     for (size_t w = 0; w < words; w++)
         for (uint64_t b = bits[w]; b; b &= b - 1) {
             out[1] = lo + 64 * w + (uint64_t)__builtin_ctzll(b);
-            int err = emit_tuple(q->e, q->ru->head, out);
+            int err = stage(q, out);
             if (err != MPI_SUCCESS)
                 return err;
         }
-    return MPI_SUCCESS;
+    return emit_staged(q);
 }
 
 /* The head tuples of one v, from the groups q->slots: one group's as they
@@ -498,10 +521,11 @@ int join_grouped(ravel_engine *e, rule *ru, int *done)
         return MPI_SUCCESS;
     /* Walking every v of the index for a few head tuples costs more than
      * the merge join's walk of the few groups that meet (luxembourg_osm's
-     * iterations of a few thousand new paths a rank): a side with fewer
-     * tuples than a quarter of the index's keys, at their mean fan-out,
-     * makes fewer than a quarter of its tuples, and is not even mapped
-     * (mapping every delta took 6.5% of that closure's profile). */
+     * iterations of a few thousand new paths a rank).  A side with fewer
+     * tuples than a quarter of the index's keys makes, at the keys' mean
+     * fan-out, fewer head tuples than a quarter of the index's tuples: it
+     * is not even mapped (mapping every delta took 6.5% of that
+     * closure's profile). */
     uint64_t count = rd.c.p ? rd.c.p->n : rd.n;
     if (count < g->nkeys / 4)
         return MPI_SUCCESS;

@@ -688,6 +688,11 @@ int placement_alloc_layout(ravel_engine *e, relation *r);
 /* Queues tuple t (in base column order of declared relation `base`) for
  * every active target of base; t is permuted per target. */
 int emit_tuple(ravel_engine *e, int base, const uint64_t *t);
+/* emit_tuple of the n tuples t, which share their first column: to a
+ * relation that is its only target, keyed on that column and not split
+ * there, they go to one rank together, a buffer's room at a time (a
+ * grouped join's values, join_grouped.c). */
+int emit_run(ravel_engine *e, int base, const uint64_t *t, size_t n);
 /* Queues t (already in target column order) for target only, to every
  * rank that should hold it; in_delta marks moved tuples that are in delta. */
 int emit_to_target(ravel_engine *e, int target, const uint64_t *t,

@@ -36,7 +36,10 @@ static void fail(const char *what)
     fprintf(stderr, "rank %d: FAIL: %s\n", rank, what);
 }
 
-static uint64_t id_of(int i, uint64_t stride) { return (uint64_t)i * stride + 7; }
+static uint64_t id_of(int i, uint64_t stride)
+{
+    return (uint64_t)i * stride + 7;
+}
 
 static int node_of(uint64_t id, uint64_t stride)
 {
