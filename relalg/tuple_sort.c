@@ -216,10 +216,11 @@ void tuples_sort_prefix(uint64_t *t, size_t n, unsigned arity, unsigned k)
     }
     /* Already in order (a grouped join's outbox: join_grouped.c)?  On
      * tuples in no order the scan stops at once. */
-    size_t i = 1;
-    while (i < n && tuples_compare(t + (i - 1) * arity, t + i * arity, k) <= 0)
-        i++;
-    if (i == n)
+    size_t in_order = 1;
+    while (in_order < n && tuples_compare(t + (in_order - 1) * arity,
+                                          t + in_order * arity, k) <= 0)
+        in_order++;
+    if (in_order == n)
         return;
     /* The bits in which some tuple differs from the first, per column. */
     uint64_t varies[RAVEL_MAX_ARITY] = {0};
