@@ -255,18 +255,26 @@ static size_t reduce_sparse(uint64_t *t, size_t lo, size_t hi, size_t w,
     return w;
 }
 
-/* The smallest and largest value of each column of t[0..n). */
-ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
-                          uint64_t *min, uint64_t *max)
+/* The smallest and largest value of each column of every step-th tuple
+ * of t[0..n), from the first. */
+ALWAYS_INLINE void box_of_every(const uint64_t *t, size_t n, unsigned arity,
+                                size_t step, uint64_t *min, uint64_t *max)
 {
     memcpy(min, t, arity * sizeof *min);
     memcpy(max, t, arity * sizeof *max);
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = step; i < n; i += step)
         for (unsigned c = 0; c < arity; c++) {
             uint64_t v = t[i * arity + c];
             min[c] = v < min[c] ? v : min[c];
             max[c] = v > max[c] ? v : max[c];
         }
+}
+
+/* The smallest and largest value of each column of t[0..n). */
+ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
+                          uint64_t *min, uint64_t *max)
+{
+    box_of_every(t, n, arity, 1, min, max);
 }
 
 /* From this many tuples on, a box is first weighed on a sample. */
@@ -281,14 +289,7 @@ ALWAYS_INLINE void box_of(const uint64_t *t, size_t n, unsigned arity,
 static void sample_box(const uint64_t *t, size_t n, unsigned arity,
                        uint64_t *min, uint64_t *max)
 {
-    memcpy(min, t, arity * sizeof *min);
-    memcpy(max, t, arity * sizeof *max);
-    for (size_t i = 64; i < n; i += 64)
-        for (unsigned c = 0; c < arity; c++) {
-            uint64_t v = t[i * arity + c];
-            min[c] = v < min[c] ? v : min[c];
-            max[c] = v > max[c] ? v : max[c];
-        }
+    box_of_every(t, n, arity, 64, min, max);
 }
 
 /* Whether a bitmap of `words` more fits the memory limit: it counts as
