@@ -5,7 +5,7 @@
  * and deduplicated in bulk and stripped of what full already holds, in one
  * call (tuple_reduce.c).  What is left becomes the new delta, and full
  * takes it as a run of its own: full is a few sorted disjoint runs, each at
- * most a small fraction of the one before (1/32), and a run that grows past
+ * most a small fraction of the one before (1/4), and a run that grows past
  * that is merged into the one before (from the back, so full is never
  * copied).
  * Merging every delta into one array moved, on each of kCFA's 2,085
@@ -33,11 +33,18 @@
  * option run_ratio): each merge then moves at most ratio + 1 times the
  * tuples it adds, and a tuple is merged at most once per run.  A merge
  * holds the two runs and the room the smaller one takes in the larger
- * (merging from the back writes that room first), so a rank's peak memory
- * is full plus up to 1/ratio of it: kcfa k = 3 at 2 ranks peaked at 188
- * MiB a rank with 8 (176 when every delta was merged into one array), 181
- * with 16, 178 with 32, at the same speed. */
-#define RUN_RATIO_DEFAULT 32
+ * (merging from the back writes that room first), so a rank's flat part
+ * peaks at up to 1/ratio more.  It was 32: kcfa k = 3 at 2 ranks peaked
+ * at 188 MiB a rank with 8 (176 when every delta was merged into one
+ * array), 181 with 16, 178 with 32, at the same speed.  Since then
+ * relations pack from 2^20 tuples and the flat part is at most an eighth
+ * of the packed one, and with 32 a tuple of luxembourg_osm's TC (426
+ * iterations of a few thousand new tuples a rank) was moved some 19 times
+ * by merges (bench/relalg/run_moves.py), and `add_run` took more than a
+ * quarter of a rank's time; with 4, about 6 times: 0.91 of the run's time,
+ * kcfa k = 1 0.92, the other closures and memory as they were
+ * (relalg/README.md, "Runs a quarter of the one before"). */
+#define RUN_RATIO_DEFAULT 4
 
 /* Whether reading version v of r reads full. */
 static int reads_full(const relation *r, ravel_version v)

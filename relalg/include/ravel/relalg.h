@@ -96,7 +96,7 @@ typedef struct {
     uint32_t run_ratio;       /* a relation's full is held as a few sorted
                                  runs, each at most 1/run_ratio of the one
                                  before, so that an iteration's new tuples
-                                 do not move all of full; 0 = default 32
+                                 do not move all of full; 0 = default 4
                                  (1 makes a run of most deltas: tests) */
     uint64_t max_memory;      /* bytes this rank's tuples may hold (its
                                  relations, outboxes and exchange arrays);
