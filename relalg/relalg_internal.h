@@ -492,6 +492,16 @@ typedef struct {
                                      full (the balancer, derived relations
                                      filled): an index of full built
                                      before is stale (join_grouped.c) */
+    uint64_t promoted;            /* new tuples at its last promotion */
+    int pack_agreed;              /* whether every rank packs full at the
+                                     next promotion, as the ranks agreed
+                                     in the last iteration's allreduce;
+                                     -1: each rank decides alone (one
+                                     rank, or no agreement yet):
+                                     storage.c, pack_due */
+    uint64_t packs_agreed;        /* times full was packed because the
+                                     ranks agreed to (tests) */
+    uint64_t packs_alone;         /* and by this rank's own decision */
 } relation;
 
 /* Appends one tuple to a buffer: the emission hot path. */
@@ -841,6 +851,13 @@ void exchange_note_backend(ravel_engine *e, uint64_t rounds,
 
 /* incoming -> sort, unique, minus full -> delta; delta merged into full. */
 int storage_promote(ravel_engine *e, relation *r, uint64_t *new_tuples);
+/* The words a rank gives the iteration's allreduce, summed over the ranks,
+ * so that they pack r's full together (storage_agree_pack). */
+#define PACK_VOTE_WORDS 3
+void storage_pack_votes(const ravel_engine *e, const relation *r,
+                        uint64_t votes[PACK_VOTE_WORDS]);
+/* Sets r->pack_agreed from the sums of every rank's votes. */
+void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS]);
 /* Adds the tuples moved here (incoming, or incoming_delta when to_delta,
  * then also to delta) to full, and empties that buffer. */
 int storage_install(ravel_engine *e, relation *r, int to_delta);

@@ -30,7 +30,9 @@
 
 /* Fields of the iteration's allreduce: the first MAX_FIELDS take the maximum
  * (times as the bits of non-negative doubles, which order like integers),
- * the rest are summed; after NFIELDS, one size per relation (summed).
+ * the rest are summed; after NFIELDS, one size per relation, then each
+ * relation's PACK_VOTE_WORDS votes on packing (storage_pack_votes; all
+ * summed).
  * F_ERROR: this iteration failed; F_NEXT_ERROR: the next one's evaluation
  * did.  F_AGREE and F_AGREE_SUMS hold the next exchange's agreement
  * (exchange_plan.agree: its maxima, then its sums). */
@@ -58,10 +60,16 @@ static void record_reduce(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-/* One record: NFIELDS words and the relations' sizes. */
+/* One record: NFIELDS words, the relations' sizes and their votes. */
 static size_t record_words(const ravel_engine *e)
 {
-    return NFIELDS + e->nrels;
+    return NFIELDS + e->nrels * (1 + PACK_VOTE_WORDS);
+}
+
+/* Relation i's votes on packing in a record. */
+static uint64_t *pack_votes_at(const ravel_engine *e, uint64_t *f, size_t i)
+{
+    return f + NFIELDS + e->nrels + i * PACK_VOTE_WORDS;
 }
 
 static int record_allreduce(ravel_engine *e, MPI_Datatype type,
@@ -270,6 +278,7 @@ static void fill_record(ravel_engine *e, uint64_t *f, const exchange_stats *st,
         f[NFIELDS + i] = storage_full_count(&e->rels[i]);
         if (e->rels[i].kind == REL_DECLARED)
             total += f[NFIELDS + i];
+        storage_pack_votes(e, &e->rels[i], pack_votes_at(e, f, i));
     }
     f[F_NEW] = fresh;
     f[F_TOTAL] = total;
@@ -302,6 +311,8 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         storage_free_delta(&e->rels[i]);
         e->rels[i].delta_is_full = 1;
     }
+    for (size_t i = 0; i < e->nrels; i++)
+        e->rels[i].pack_agreed = -1; /* until the first allreduce */
     uint64_t moved = 0;
     int err = balance_fill_derived(e, 0, 0, &moved);
     if (err != MPI_SUCCESS)
@@ -381,6 +392,8 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
             err = balance_check(e, &plan, keep_deltas, &rec.balance_bytes,
                                 &replan, &deferred);
         split_pending = deferred;
+        for (size_t i = 0; i < e->nrels && e->size > 1; i++)
+            storage_agree_pack(&e->rels[i], pack_votes_at(e, all, i));
         log_iteration(e, index, it, all, &rec);
         int lerr = log_record(e, &rec);
         if (err == MPI_SUCCESS)

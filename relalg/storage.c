@@ -345,6 +345,54 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * far outside it, or sparser than the limit), full is packed again, and
  * bits are tried again once it has doubled. */
 
+/* ---- when full packs -------------------------------------------------
+ * Packing rewrites the packed part each time the flat part, with the
+ * tuples being added, has grown to 1/PACK_RATIO of it (maybe_pack).  Each
+ * rank deciding alone, the ranks of fe_body's TC at 2 ranks, whose flat
+ * part grew by about a sixteenth of the packed one an iteration, repacked
+ * in turns, one in the odd iterations and the other in the even, each
+ * repack (60 to 300 ms) waited out by the other rank in the iteration's
+ * allreduce: 1.6 s a rank of a 19 s run.  So with several ranks they
+ * decide together, one iteration ahead: each tells the allreduce its flat
+ * part after one more promotion like its last, its packed part, and
+ * whether that flat part reaches the minimum; every rank packs at the
+ * next promotion when some rank reaches the minimum and the ranks' flat
+ * parts together reach 1/PACK_RATIO of their packed parts.  A rank packs
+ * alone only when its flat part passes twice its own share (a relation
+ * whose tuples lie mostly on other ranks). */
+#define PACK_RATIO 8
+
+/* Whether full packs now, with `adding`. */
+static int pack_due(const ravel_engine *e, const relation *r,
+                    const tuple_source *adding)
+{
+    /* The option counts tuples of 2 columns (TC's); wider ones are packed
+     * at as many bytes: kCFA's AEval (8 columns) held 2^20 of them flat
+     * at 64 bytes each, a third of the run's peak. */
+    size_t flat = flat_count(r) + tuple_source_count(adding);
+    if (!packs(e) || r->delta_is_full || flat == 0)
+        return 0;
+    int over_min = flat >= pack_min_share(e, r, 1);
+    if (r->pack_agreed < 0)
+        return over_min && flat >= r->packed.n / PACK_RATIO;
+    return r->pack_agreed ||
+           (over_min && flat >= r->packed.n / (PACK_RATIO / 2));
+}
+
+void storage_pack_votes(const ravel_engine *e, const relation *r,
+                        uint64_t votes[PACK_VOTE_WORDS])
+{
+    uint64_t next = r->bits.slot ? 0 : flat_count(r) + r->promoted;
+    votes[0] = next;
+    votes[1] = r->packed.n;
+    votes[2] = packs(e) && next > 0 && next >= pack_min_share(e, r, 1);
+}
+
+void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS])
+{
+    r->pack_agreed = sums[2] > 0 && sums[0] >= sums[1] / PACK_RATIO;
+}
+
 /* Bits are tried from a sixteenth of the tuples that make full pack. */
 static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
 {
@@ -497,19 +545,14 @@ static int unpack(relation *r)
  * tuples go into the packed set without being merged into the flat part
  * first: that merge held them twice, beside the delta (the peak of TC of
  * ego-Facebook at 1 rank). */
-#define PACK_RATIO 8
 static int maybe_pack(const ravel_engine *e, relation *r,
                       const tuple_source *adding, int *packed_in)
 {
     *packed_in = 0;
-    /* The option counts tuples of 2 columns (TC's); wider ones are packed
-     * at as many bytes: kCFA's AEval (8 columns) held 2^20 of them flat
-     * at 64 bytes each, a third of the run's peak. */
-    uint64_t min = pack_min_share(e, r, 1);
-    size_t flat = flat_count(r) + tuple_source_count(adding);
-    if (!packs(e) || r->delta_is_full || flat < min ||
-        flat < r->packed.n / PACK_RATIO)
+    if (!pack_due(e, r, adding))
         return MPI_SUCCESS;
+    int agreed = r->pack_agreed > 0;
+    size_t flat = flat_count(r) + tuple_source_count(adding);
     /* While it is packed a relation is held twice, flat and packed (half
      * the flat bytes, or less).  That is the price of keeping a growing
      * relation small; a relation no rule of this stratum writes, finished
@@ -533,6 +576,8 @@ static int maybe_pack(const ravel_engine *e, relation *r,
     /* The filter already holds what was flat. */
     filter_added(r, adding, before);
     *packed_in = 1;
+    r->packs_agreed += agreed;
+    r->packs_alone += !agreed;
     return MPI_SUCCESS;
 }
 
@@ -738,6 +783,7 @@ static int promote(ravel_engine *e, relation *r, uint64_t *new_tuples)
         return err;
     count_delta(e, r);
     *new_tuples = r->delta.n + r->delta_packed.n;
+    r->promoted = *new_tuples;
     return pack_delta(e, r);
 }
 
