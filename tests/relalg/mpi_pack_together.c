@@ -4,15 +4,15 @@
  * A rank's packing rewrites its whole packed part, and a rank that packs
  * while the others do not is waited for at the iteration's allreduce:
  * deciding alone, fe_body's two ranks packed in turns, every other
- * iteration each.  Here TC of a random graph, packed from a few hundred
- * tuples a rank so that it repacks many times, is run to its fixed point;
- * after each iteration every rank compares, by an allreduce of the
- * minimum and the maximum, how many times it has packed `path` because
- * the ranks agreed: the counts of the ranks whose full is not bits must
- * be equal at every iteration, and there must be some (a rank that packs
- * by its own decision alone, as before, makes none).  The closure is checked against a breadth-first
- * search.  At 1 rank there is nothing to agree: only the closure is
- * checked.
+ * iteration each.  Here TC of a chain with shortcuts, packed from a few
+ * hundred tuples a rank so that it repacks many times, is run to its
+ * fixed point; after each iteration every rank compares, by an allreduce
+ * of the minimum and the maximum, how many times it has packed `path`
+ * because the ranks agreed: the counts of the ranks whose full is not
+ * bits must be equal at every iteration, and there must be some (a rank
+ * that packs by its own decision alone, as before, makes none).  The
+ * closure is checked against a breadth-first search.  At 1 rank there is
+ * nothing to agree: only the closure is checked.
  * usage: mpiexec -n P mpi_relalg_pack_together */
 #include "relalg_internal.h"
 #include "relalg_test_util.h"
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* A chain, ids a thousand apart (a box of bits far too sparse for
      * full: storage.c, "full as bits"), and a few forward shortcuts: some
-     * 600 iterations, each adding less than the one before, so that the
+     * 400 iterations, each adding less than the one before, so that the
      * flat part reaches its share of the packed one every few iterations,
      * at a different one on each rank were they to decide alone. */
     static uint64_t edges[EDGES][2];
