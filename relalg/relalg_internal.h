@@ -173,6 +173,9 @@ typedef struct tuple_box {
     int zeroed;                   /* bits come zeroed: rows need no
                                      clearing when taken */
     size_t most_words;            /* index and rows take up to this */
+    unsigned span_factor;         /* the box, every row held or not, may
+                                     span this many times the words its
+                                     tuples take flat (0: once) */
     size_t added;                 /* tuples added (repeats too) */
     size_t count;                 /* bits set: the tuples it holds */
     size_t retry_at;              /* widen again from this many added */
@@ -353,11 +356,13 @@ static inline size_t tuple_source_count(const tuple_source *s)
 /* Starts *x as the box of the disjoint sorted unique sets src[0..nsrc)
  * with their bits set, as tuple_box_start does for a flat array: when its
  * index and held rows take at most most_bytes, and its span, every row
- * held or not, at most the words of the tuples flat (weighed first on a
- * sample); else returns 0 and leaves *x empty.  A relation's full, held
- * as bits (storage.c), starts so. */
+ * held or not, at most span_factor times the words of the tuples flat
+ * (weighed first on a sample); else returns 0 and leaves *x empty.  The
+ * box keeps the factor as it widens.  A relation's full, held as bits
+ * (storage.c), starts so. */
 int tuple_box_start_sets(struct tuple_box *x, const tuple_source *src,
-                         unsigned nsrc, unsigned arity, size_t most_bytes);
+                         unsigned nsrc, unsigned arity, size_t most_bytes,
+                         unsigned span_factor);
 #define PACKED_MERGE_SOURCES_MAX 4
 /* The same with up to PACKED_MERGE_SOURCES_MAX sources added at once (a
  * tuple in several kept once): a relation's flat part and its new tuples

@@ -335,10 +335,11 @@ static int add_run(const ravel_engine *e, relation *r, const uint64_t *t,
  * A relation that no rule reads (TC's path: its full only rejects old
  * tuples) holds full as one bit for every tuple of its box (tuple_box,
  * tuple_reduce.c: only rows, values of all columns but the last, that
- * hold a tuple take room) when that takes at most half of what its tuples
- * take flat (bits_most_bytes).  Dense closures are far under it: the
- * Gnutella closures fill 40% of their box, a tenth of a byte a path where
- * packed tuples take 2 to 5.  And the reduction, which searched full's
+ * hold a tuple take room) when that takes at most what its tuples take
+ * flat (bits_most_bytes), and its span, every row held or not, at most
+ * twice their flat words (BITS_SPAN_FACTOR).  Dense closures are far
+ * under both: the Gnutella closures fill 40% of their box, a tenth of a
+ * byte a path where packed tuples take 2 to 5.  And the reduction, which searched full's
  * packed part for every candidate (a third of fe_sphere's profile), tests
  * a bit, while promotion sets bits where it rewrote the packed set (a
  * quarter of fe_body's).  When the box would pass its limit (new tuples
@@ -393,30 +394,48 @@ void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS])
     r->pack_agreed = sums[2] > 0 && sums[0] >= sums[1] / PACK_RATIO;
 }
 
+/* The span a box of full may take, every row held or not, in the words
+ * its tuples take flat (a box of candidates: once).  Twice: TC of cti
+ * and fe_body at 2 ranks, whose boxes' spans passed their tuples' words
+ * until 2.2 and 24 million tuples a rank, packed full and then packed it
+ * again every other iteration (a sixth of fe_body's run), and cti packed
+ * it at 1.1 million, again at 2.2 and became bits at 2.3, each step
+ * rewriting all of full.  Taken at 1.1 and 12 million, bits made those
+ * runs 0.78 and 0.86 of their time, usroads' 0.82 (relalg/README.md,
+ * "Bits up to flat, twice their span").  A sparser closure is still
+ * refused: the span is walked when a box is laid out, cleared and written
+ * out. */
+#define BITS_SPAN_FACTOR 2
+
 /* Bits are tried from a sixteenth of the tuples that make full pack. */
 static uint64_t bits_min_tuples(const ravel_engine *e, const relation *r)
 {
     return pack_min_share(e, r, 16);
 }
 
-/* The room bits of n tuples may take: half of what they take flat, packed
- * or not, though packed they take less (2.2 bytes a tuple of fe_body's
- * TC).  A closure that goes on growing fills its box: held packed until
- * its bits took a quarter of flat, fe_body's full became bits at 49
- * million tuples a rank (of 78 million at the end), every growth by an
- * eighth until then rewrote the packed set, and the rank held the packed
- * set, the box and the iteration's delta at once, at the run's peak.
- * Taken at 24 million instead (5.1 bytes a tuple), the run took 0.78 of
- * the time and 0.70 of the peak (usroads 0.65 and 0.82); cti, whose bits
- * were refused at a quarter of flat to the end, took 0.83 of the time
- * and 2 MiB more (relalg/README.md, "Bits up to half of flat, packed or
- * not").  While full is all flat, bits hold it in less whatever they take
- * under half: TC of ego-Facebook at 2 ranks was refused bits of 1.0 MB a
- * rank at 173,000 tuples (a quarter of flat: 0.7 MB) and merged them
- * flat, 4 MB a rank at its peak ("full as bits while flat"). */
+/* The room bits of n tuples may take: what they take flat, packed or
+ * not, though packed they take less (2.2 bytes a tuple of fe_body's TC).
+ * A closure that goes on growing fills its box, and the packed set it
+ * would hold instead is rewritten at every growth by an eighth, held
+ * twice meanwhile, beside flat tuples: at half of flat, fe_body's peak
+ * was 407 MiB at 2 ranks and usroads' 2677, at flat 377 and 2393 ("Bits
+ * up to flat, twice their span"; cti's rose from 88 to 105 MiB: its
+ * bits, 14 MB a rank, taken beside 1.1 million flat tuples).  Earlier,
+ * held packed until its bits took a quarter of flat, fe_body's full
+ * became bits at 49 million tuples a rank (of 78 million at the end),
+ * every growth by an eighth until then rewrote the packed set, and the
+ * rank held the packed set, the box and the iteration's delta at once, at
+ * the run's peak.  Taken at 24 million instead (5.1 bytes a tuple), the
+ * run took 0.78 of the time and 0.70 of the peak (usroads 0.65 and 0.82);
+ * cti, whose bits were refused at a quarter of flat to the end, took 0.83
+ * of the time and 2 MiB more (relalg/README.md, "Bits up to half of flat,
+ * packed or not").  While full is all flat, bits hold it in less whatever
+ * they take under half: TC of ego-Facebook at 2 ranks was refused bits of
+ * 1.0 MB a rank at 173,000 tuples (a quarter of flat: 0.7 MB) and merged
+ * them flat, 4 MB a rank at its peak ("full as bits while flat"). */
 static size_t bits_most_bytes(const relation *r, uint64_t n)
 {
-    return (size_t)n * r->arity * sizeof(uint64_t) / 2;
+    return (size_t)n * r->arity * sizeof(uint64_t);
 }
 
 /* full held as bits becomes packed again. */
@@ -455,7 +474,7 @@ static int maybe_bits(const ravel_engine *e, relation *r,
         src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
     src[nsrc++] = *adding;
     if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity,
-                              bits_most_bytes(r, n)))
+                              bits_most_bytes(r, n), BITS_SPAN_FACTOR))
         return MPI_SUCCESS;
     tuple_buf_free(&r->full);
     for (unsigned i = 0; i < r->nruns; i++)

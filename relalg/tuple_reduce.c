@@ -517,11 +517,13 @@ static size_t box_rows(unsigned arity, const uint64_t *min,
     return words / *row_words;
 }
 
-/* The area a box may span once `added` tuples fell in it: the words they
- * would take flat, at one bit a tuple of the box's. */
-static size_t box_area(unsigned arity, size_t added)
+/* The area box x may span once `added` tuples fell in it: the words they
+ * would take flat, times its span factor (tuple_box), at one bit a tuple
+ * of the box's. */
+static size_t box_area(const tuple_box *x, unsigned arity, size_t added)
 {
-    return added > SIZE_MAX / arity ? SIZE_MAX : added * arity;
+    size_t per = (size_t)arity * (x->span_factor ? x->span_factor : 1);
+    return added > SIZE_MAX / per ? SIZE_MAX : added * per;
 }
 
 static size_t box_bytes(const tuple_box *x)
@@ -633,7 +635,7 @@ static int lay_out_first(tuple_box *x, const uint64_t *min,
     x->arity = arity;
     x->most_words = most_bytes / sizeof *x->bits;
     x->added = n;
-    if (lay_out(x, min, max, box_area(arity, n)))
+    if (lay_out(x, min, max, box_area(x, arity, n)))
         return 1;
     memset(x, 0, sizeof *x);
     return 0;
@@ -668,7 +670,7 @@ int tuple_box_start(tuple_box *x, const uint64_t *t, size_t n,
     size_t row_words;
     if (n >= SAMPLE_MIN_TUPLES) {
         sample_box(t, n, arity, min, max);
-        if (box_rows(arity, min, max, box_area(arity, n),
+        if (box_rows(arity, min, max, box_area(x, arity, n),
                      most_bytes / sizeof(uint64_t), &row_words) == 0)
             return 0;
     }
@@ -817,7 +819,7 @@ static int widen_box(tuple_box *x, const uint64_t *t)
                         ? t[c]
                         : hi[c] + span;
     }
-    return relayout_box(x, lo, hi, box_area(x->arity, x->added + 1));
+    return relayout_box(x, lo, hi, box_area(x, x->arity, x->added + 1));
 }
 
 size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
@@ -837,7 +839,7 @@ size_t tuple_box_absorb(tuple_box *x, uint64_t *t, size_t n,
         hi[c] = hi[c] > x->max[c] ? hi[c] : x->max[c];
     }
     size_t added = x->added + n;
-    if (wider && !relayout_box(x, lo, hi, box_area(a, added)))
+    if (wider && !relayout_box(x, lo, hi, box_area(x, a, added)))
         return n;
     size_t left = 0;
     for (size_t i = 0; i < n; i++)
@@ -971,14 +973,14 @@ static void mark_sampled_row(void *arg, const uint64_t *t)
  * sample holds), so is the box of all, which is then never read whole: a
  * sparse full tried at every doubling (cti's, luxembourg_osm's) spent 2
  * to 5% of the run's instructions in tries.  b: the sample's corners. */
-static int sample_fits(const tuple_source *src, unsigned nsrc,
-                       unsigned arity, corners *b, size_t n,
+static int sample_fits(const tuple_box *x, const tuple_source *src,
+                       unsigned nsrc, unsigned arity, corners *b, size_t n,
                        size_t most_bytes)
 {
     each_sampled(src, nsrc, arity, widen_corners, b);
     size_t row_words, most = most_bytes / sizeof(uint64_t);
-    size_t rows = box_rows(arity, b->min, b->max, box_area(arity, n), most,
-                           &row_words);
+    size_t rows = box_rows(arity, b->min, b->max, box_area(x, arity, n),
+                           most, &row_words);
     if (rows == 0)
         return 0;
     sample_rows s = {calloc(rows, sizeof *s.slot), arity, b->min, b->max, 0};
@@ -990,9 +992,11 @@ static int sample_fits(const tuple_source *src, unsigned nsrc,
 }
 
 int tuple_box_start_sets(tuple_box *x, const tuple_source *src,
-                         unsigned nsrc, unsigned arity, size_t most_bytes)
+                         unsigned nsrc, unsigned arity, size_t most_bytes,
+                         unsigned span_factor)
 {
     memset(x, 0, sizeof *x);
+    x->span_factor = span_factor;
     size_t n = 0;
     for (unsigned i = 0; i < nsrc; i++)
         n += tuple_source_count(&src[i]);
@@ -1004,8 +1008,10 @@ int tuple_box_start_sets(tuple_box *x, const tuple_source *src,
         max[c] = 0;
     }
     corners b = {min, max, arity};
-    if (!sample_fits(src, nsrc, arity, &b, n, most_bytes))
+    if (!sample_fits(x, src, nsrc, arity, &b, n, most_bytes)) {
+        x->span_factor = 0; /* left empty */
         return 0;
+    }
     each_in_sets(src, nsrc, arity, widen_corners, &b);
     if (!lay_out_first(x, min, max, arity, most_bytes, n))
         return 0;

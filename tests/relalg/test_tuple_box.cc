@@ -360,10 +360,10 @@ TEST(TupleBox, FullAsBitsFromSets)
         uint64_t held_before = budget_held();
         tuple_box box;
         // Refused under a limit too small for its rows: left empty.
-        EXPECT_EQ(tuple_box_start_sets(&box, src, 3, arity, 16), 0);
+        EXPECT_EQ(tuple_box_start_sets(&box, src, 3, arity, 16, 1), 0);
         EXPECT_EQ(box.slot, nullptr);
         EXPECT_EQ(budget_held(), held_before);
-        ASSERT_EQ(tuple_box_start_sets(&box, src, 3, arity, 1 << 24), 1)
+        ASSERT_EQ(tuple_box_start_sets(&box, src, 3, arity, 1 << 24, 1), 1)
             << "arity " << arity;
         EXPECT_EQ(tuple_box_count(&box), full.size());
         // Membership: every tuple of full, and others in and around it.
@@ -418,6 +418,55 @@ TEST(TupleBox, FullAsBitsFromSets)
         EXPECT_EQ(budget_held(), held_before);
         packed_free(&packed);
     }
+}
+
+// A box of full may span, every row held or not, twice the words its
+// tuples take flat (storage.c, BITS_SPAN_FACTOR): 100 rows of 40 words
+// (4,000) against 1,500 tuples (3,000 words flat) are refused once and
+// taken twice.  The factor stays with the box as it widens: with 2,100
+// tuples it may double its last column (8,000 words against 8,400),
+// where once it could not (4,200).  Against std::set.
+TEST(TupleBox, SpanFactorBoundsAStartAndItsWidening)
+{
+    const unsigned arity = 2;
+    std::mt19937_64 rng(29);
+    std::set<Tuple> full;
+    for (uint64_t row = 0; row < 100; row++) {
+        full.insert(Tuple{1000 + row, 0});
+        full.insert(Tuple{1000 + row, 2559});
+    }
+    while (full.size() < 1500)
+        full.insert(Tuple{1000 + rng() % 100, rng() % 2560});
+    std::vector<uint64_t> flat = flatten(full);
+    tuple_source src[1] = {{{flat.data(), full.size()}, nullptr}};
+    uint64_t held_before = budget_held();
+    tuple_box box;
+    EXPECT_EQ(tuple_box_start_sets(&box, src, 1, arity, 1 << 24, 1), 0);
+    EXPECT_EQ(box.slot, nullptr);
+    EXPECT_EQ(budget_held(), held_before);
+    ASSERT_EQ(tuple_box_start_sets(&box, src, 1, arity, 1 << 24, 2), 1);
+    EXPECT_EQ(box.rows, 100u);
+    EXPECT_EQ(box.row_words, 40u);
+    while (full.size() < 2100) {
+        Tuple t{1000 + rng() % 100, rng() % 2560};
+        if (full.insert(t).second) {
+            ASSERT_EQ(tuple_box_add(&box, t.data()), 1);
+        }
+    }
+    Tuple far{1050, 2600};
+    ASSERT_EQ(tuple_box_add(&box, far.data()), 1);
+    full.insert(far);
+    EXPECT_GE(box.max[1], 2600u);
+    EXPECT_EQ(tuple_box_count(&box), full.size());
+    for (int i = 0; i < 20000; i++) {
+        Tuple t{995 + rng() % 110, rng() % 2700};
+        EXPECT_EQ(tuple_box_has(&box, t.data()), (int)full.count(t));
+    }
+    Collected each = {{}, arity};
+    ASSERT_EQ(tuple_box_each(&box, collect_tuples, &each), MPI_SUCCESS);
+    EXPECT_EQ(each.t, flatten(full));
+    tuple_box_free(&box);
+    EXPECT_EQ(budget_held(), held_before);
 }
 
 // A box widened by whole words of its last column, or in its other
