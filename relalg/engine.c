@@ -139,7 +139,6 @@ relation *relation_slot(ravel_engine *e)
     }
     relation *r = &e->rels[e->nrels];
     memset(r, 0, sizeof *r);
-    r->pack_agreed = -1; /* each rank alone until the ranks agree */
     return r;
 }
 

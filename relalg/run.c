@@ -312,7 +312,9 @@ static int run_stratum(ravel_engine *e, stratum *s, uint32_t index,
         e->rels[i].delta_is_full = 1;
     }
     for (size_t i = 0; i < e->nrels; i++)
-        e->rels[i].pack_agreed = -1; /* until the first allreduce */
+        e->rels[i].pack_agreed = -1; /* each rank alone until the first
+                                        allreduce (promotion runs only
+                                        here: this is where it starts) */
     uint64_t moved = 0;
     int err = balance_fill_derived(e, 0, 0, &moved);
     if (err != MPI_SUCCESS)
