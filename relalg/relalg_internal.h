@@ -460,7 +460,8 @@ typedef struct {
     size_t bits_n;                /* the tuples bits holds */
     uint64_t bits_tried_at;       /* full's size when bits were last
                                      refused or given up: tried again
-                                     at twice it */
+                                     at twice it (by a quarter more while
+                                     full is all flat) */
     int pack_ok;                  /* no rule of the running stratum reads
                                      full: its flat part is one array (it
                                      is packed either way: storage.c) */

@@ -19,7 +19,9 @@
  * the last one; another is stopped by a memory limit and resumed, so that
  * a snapshot written while full is bits is read back.  Last, a relation
  * whose bits take 5 bytes a tuple must take them, while its full is flat
- * and once it is packed (run_spread).
+ * and once it is packed, and one whose bits take more than flat and span
+ * more than twice its flat words must take them while flat, also when
+ * full grew by half since they were refused (run_spread).
  * usage: mpiexec -n P mpi_relalg_full_bits */
 #include "relalg_internal.h"
 #include "relalg_test_util.h"
@@ -150,34 +152,49 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
     free(all);
 }
 
-/* Bits that take more than a quarter of flat (storage.c,
- * bits_most_bytes): out(x, y) over rows x of SPREAD_ROWS tuples each, one
- * value in SPREAD_EVERY of its row's span, 5 bytes a tuple as bits (the
- * rows' bits and their index), over the 2 a column (4 a tuple) that bits
- * once were limited to and under half of flat's 16.  Taken while full is
- * flat (packed_first 0): a copy of in, with pack_min_tuples leaving full
- * flat.  Taken once full is packed (packed_first 1): every fourth value
- * of each row comes first (out(x, y) :- in(x, y), 20 bytes a tuple as
- * bits, over flat's 16: refused, and full packs), the rest an iteration
- * later (mid(x, y) :- rest(x, y); out(x, y) :- mid(x, y)).  Either way
- * bits must be taken on some rank (under the old rule they are refused,
- * and this fails), and out must hold every tuple once. */
-#define SPREAD_KEYS 96
-#define SPREAD_ROWS 32
-#define SPREAD_EVERY 40
+/* Bits at more bytes a tuple than bits once took (storage.c,
+ * bits_most_bytes): out(x, y) over rows x, `per_row` values y = every * k
+ * + x % shift (k = 0 .. per_row - 1) each.
+ * - "spread rows, flat": 96 rows of 32 values, one in 40 of the row's
+ *   span, 5 bytes a tuple as bits (the rows' bits and their index), over
+ *   the 4 a tuple that bits once were limited to; a copy of in, with
+ *   pack_min_tuples leaving full flat.
+ * - "spread rows, packed first": the same tuples, every eighth value of
+ *   each row first (out(x, y) :- in(x, y): 41 bytes a tuple as bits, over
+ *   twice flat's 16, refused, and full packs), the rest an iteration later
+ *   (mid(x, y) :- rest(x, y); out(x, y) :- mid(x, y)), then taken packed.
+ * - "sparse rows, flat": 384 rows of 6 values 170 apart, 19 to 21 bytes a
+ *   tuple as bits and, on 2 or 3 ranks (each holds a third or half of the
+ *   rows its box spans), a span of 2.3 to 3.6 times the tuples' flat
+ *   words: over flat and over twice the span, the limits of a packed full,
+ *   under those of an all-flat one (storage.c, BITS_SPAN_FACTOR_FLAT).
+ * - "sparse rows, flat, grown by half": 384 rows of 6 values 250 apart,
+ *   four of each row first (41 bytes a tuple as bits, refused), the other
+ *   two an iteration later (27 bytes): taken only if tried again at that
+ *   growth, less than the doubling that retries a packed full.  Checked
+ *   on 1 rank: on more, each rank's box spans rows it does not hold, and
+ *   the span may refuse the bits.
+ * Each time bits must be taken on some rank (under an older rule they are
+ * refused, and this fails), and out must hold every tuple once. */
+typedef struct {
+    const char *name;
+    uint64_t keys, per_row, every, shift;
+    uint64_t later;        /* bit k: value k of each row comes an iteration
+                              later (rest), not first (in) */
+    int packs_first;       /* full must pack before its bits */
+    int most_ranks;        /* bits are checked on at most this many ranks
+                              (0: on any number) */
+    uint64_t pack_min;
+    const char *bytes;     /* what bits take a tuple, for the message */
+} spread;
 
-static void run_spread(int packed_first, int rank, int size)
+static void run_spread(const spread *v, int rank, int size)
 {
-    const char *variant = packed_first ? "spread rows, packed first"
-                                       : "spread rows, flat";
     ravel_engine_options o;
     ravel_engine_options_init(&o);
     o.comm_backend = "auto";
     o.quiet = 1;
-    /* Flat: bits tried from 512 tuples; full packed from 8,192, more than
-     * all.  Packed first: bits tried from 16; full packed from 256, fewer
-     * than the first half holds on any rank. */
-    o.pack_min_tuples = packed_first ? 256 : 8192;
+    o.pack_min_tuples = v->pack_min;
     ravel_engine *e;
     CHECK(ravel_engine_create(MPI_COMM_WORLD, &o, &e));
     ravel_rel IN, REST, MID, OUT;
@@ -188,11 +205,10 @@ static void run_spread(int packed_first, int rank, int size)
     seen s = {e, OUT, 0, 0, 0};
     ravel_engine_set_iteration_hook(e, look_inside, &s);
     if (rank == 0)
-        for (uint64_t x = 0; x < SPREAD_KEYS; x++)
-            for (uint64_t k = 0; k < SPREAD_ROWS; k++) {
-                uint64_t t[2] = {x, SPREAD_EVERY * k + x % SPREAD_EVERY};
-                CHECK(ravel_insert(e, packed_first && k % 4 ? REST : IN, t,
-                                   1));
+        for (uint64_t x = 0; x < v->keys; x++)
+            for (uint64_t k = 0; k < v->per_row; k++) {
+                uint64_t t[2] = {x, v->every * k + x % v->shift};
+                CHECK(ravel_insert(e, v->later >> k & 1 ? REST : IN, t, 1));
             }
     ravel_term same[2] = {ravel_col(0, 0), ravel_col(0, 1)};
     CHECK(ravel_stratum_begin(e));
@@ -212,29 +228,29 @@ static void run_spread(int packed_first, int rank, int size)
     uint64_t *all = gather_at_root(t, (int)(2 * n), MPI_UINT64_T, sizeof *t,
                                    rank, size, &total);
     if (rank == 0) {
-        static unsigned char got[SPREAD_KEYS][SPREAD_ROWS];
-        memset(got, 0, sizeof got);
-        int bad = total != 2 * SPREAD_KEYS * SPREAD_ROWS;
+        unsigned char *got = calloc(v->keys * v->per_row, 1);
+        int want = (int)(v->keys * v->per_row);
+        int bad = !got || total != 2 * want;
         for (int i = 0; i + 1 < total && !bad; i += 2) {
             uint64_t x = all[i], y = all[i + 1];
-            uint64_t k = y / SPREAD_EVERY;
-            bad = x >= SPREAD_KEYS || k >= SPREAD_ROWS ||
-                  y % SPREAD_EVERY != x % SPREAD_EVERY || got[x][k]++;
+            uint64_t k = y / v->every;
+            bad = x >= v->keys || k >= v->per_row ||
+                  y % v->every != x % v->shift || got[x * v->per_row + k]++;
         }
+        free(got);
         if (bad) {
             fprintf(stderr, "FAIL: %s: out holds %d tuples, not each of "
-                    "the %d once\n", variant, total / 2,
-                    SPREAD_KEYS * SPREAD_ROWS);
+                    "the %d once\n", v->name, total / 2, want);
             failures++;
         }
-        if (!any[0]) {
-            fprintf(stderr, "FAIL: %s: full never taken as bits at 5 "
-                    "bytes a tuple\n", variant);
+        if (!any[0] && (!v->most_ranks || size <= v->most_ranks)) {
+            fprintf(stderr, "FAIL: %s: full never taken as bits at %s "
+                    "bytes a tuple\n", v->name, v->bytes);
             failures++;
         }
-        if (packed_first && !any[1]) {
+        if (v->packs_first && !any[1]) {
             fprintf(stderr, "FAIL: %s: full never packed before its bits "
-                    "(the test proves nothing)\n", variant);
+                    "(the test proves nothing)\n", v->name);
             failures++;
         }
     }
@@ -352,8 +368,19 @@ int main(int argc, char **argv)
         size);
     run("bits, resumed after the stop", stop_dir, 1, 0, &s, rank, size);
     remove_scratch(stop_dir, rank);
-    run_spread(0, rank, size);
-    run_spread(1, rank, size);
+    /* Flat: bits tried from 512 tuples; full packed from 8,192, more than
+     * a rank holds.  Packed first: bits tried from 4; full packed from 64,
+     * fewer than the first part (384 tuples) holds on any of 3 ranks. */
+    static const spread spreads[] = {
+        {"spread rows, flat", 96, 32, 40, 40, 0, 0, 0, 8192, "5"},
+        {"spread rows, packed first", 96, 32, 40, 40, 0xFEFEFEFE, 1, 0, 64,
+         "5"},
+        {"sparse rows, flat", 384, 6, 170, 8, 0, 0, 0, 8192, "19 to 21"},
+        {"sparse rows, flat, grown by half", 384, 6, 250, 8, 0x12, 0, 1,
+         8192, "27"},
+    };
+    for (size_t i = 0; i < sizeof spreads / sizeof *spreads; i++)
+        run_spread(&spreads[i], rank, size);
     int bad = 0;
     MPI_Allreduce(&failures, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
