@@ -238,19 +238,45 @@ static int push_run(ravel_engine *e, size_t slot, int rank,
     return MPI_SUCCESS;
 }
 
+/* Whether the tuples of base with t's first column go to one rank
+ * together, and which (*rank): base is its only target, keyed on that
+ * column and not split there. */
+static int one_rank(const ravel_engine *e, const relation *r, int base,
+                    const uint64_t *t, int *rank)
+{
+    *rank = 0;
+    if (r->ntargets != 1 || r->targets[0] != base ||
+        r->kind != REL_DECLARED || r->key != 1)
+        return 0;
+    if (e->size == 1)
+        return 1;
+    uint64_t b = placement_bucket(e, r, t);
+    *rank = (int)(b % (uint64_t)e->size);
+    return r->subs[b] == 1;
+}
+
+uint64_t *emit_room(ravel_engine *e, int base, const uint64_t *t, size_t n,
+                    tuple_buf **into)
+{
+    const relation *r = &e->rels[base];
+    size_t slot = outbox_slot_index(base, 0);
+    int rank;
+    if (!one_rank(e, r, base, t, &rank) || *outbox_box_at(e, slot, rank))
+        return NULL;
+    tuple_buf *b = outbox_at(e, slot, rank);
+    if (b->cap - b->n < n)
+        return NULL;
+    *into = b;
+    return b->data + b->n * r->arity;
+}
+
 int emit_run(ravel_engine *e, int base, const uint64_t *t, size_t n)
 {
     const relation *r = &e->rels[base];
     if (n == 0)
         return MPI_SUCCESS;
-    int rank = 0, one = r->ntargets == 1 && r->targets[0] == base &&
-                        r->kind == REL_DECLARED && r->key == 1;
-    if (one && e->size > 1) {
-        uint64_t b = placement_bucket(e, r, t);
-        one = r->subs[b] == 1;
-        rank = (int)(b % (uint64_t)e->size);
-    }
-    if (one)
+    int rank;
+    if (one_rank(e, r, base, t, &rank))
         return relation_error(r, push_run(e, outbox_slot_index(base, 0),
                                           rank, t, n));
     for (size_t i = 0; i < n; i++) {

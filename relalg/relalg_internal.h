@@ -709,6 +709,14 @@ int emit_tuple(ravel_engine *e, int base, const uint64_t *t);
  * there, they go to one rank together, a buffer's room at a time (a
  * grouped join's values, join_grouped.c). */
 int emit_run(ravel_engine *e, int base, const uint64_t *t, size_t n);
+/* Where up to n tuples of base that share t's first column may be written
+ * straight into the outbox buffer that emit_run would copy them into: its
+ * free room, when they go to one rank (as emit_run's), no box takes that
+ * rank's tuples and the room holds n; NULL otherwise (emit_run then).
+ * The w written are kept by adding w to (*into)->n, before anything else
+ * is emitted. */
+uint64_t *emit_room(ravel_engine *e, int base, const uint64_t *t, size_t n,
+                    tuple_buf **into);
 /* Queues t (already in target column order) for target only, to every
  * rank that should hold it; in_delta marks moved tuples that are in delta. */
 int emit_to_target(ravel_engine *e, int target, const uint64_t *t,
