@@ -448,15 +448,15 @@ static int emit_bits(puller *q, uint64_t v, uint64_t lo, size_t words,
     tuple_buf *into;
     uint64_t *room = heads_room(q, v, n, &into);
     if (room) {
-        size_t w = 0;
-        for (size_t x = 0; x < words; x++)
-            for (uint64_t b = bits[x]; b; b &= b - 1) {
-                room[2 * w] = v;
-                room[2 * w + 1] =
-                    lo + 64 * x + (uint64_t)__builtin_ctzll(b);
-                w++;
+        size_t made = 0;
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t b = bits[w]; b; b &= b - 1) {
+                room[2 * made] = v;
+                room[2 * made + 1] =
+                    lo + 64 * w + (uint64_t)__builtin_ctzll(b);
+                made++;
             }
-        into->n += w;
+        into->n += made;
         return MPI_SUCCESS;
     }
     uint64_t out[2] = {v, 0};

@@ -713,8 +713,8 @@ int emit_run(ravel_engine *e, int base, const uint64_t *t, size_t n);
  * straight into the outbox buffer that emit_run would copy them into: its
  * free room, when they go to one rank (as emit_run's), no box takes that
  * rank's tuples and the room holds n; NULL otherwise (emit_run then).
- * The w written are kept by adding w to (*into)->n, before anything else
- * is emitted. */
+ * Only t's first column is read.  The w written are kept by adding w to
+ * (*into)->n, before anything else is emitted. */
 uint64_t *emit_room(ravel_engine *e, int base, const uint64_t *t, size_t n,
                     tuple_buf **into);
 /* Queues t (already in target column order) for target only, to every
