@@ -108,13 +108,7 @@ int main(int argc, char **argv)
         }
         CHECK(ravel_insert(e, edge, edges[0], RANDOM_EDGES + INTO_HUB));
     }
-    /* path(y, x) :- edge(x, y).  path(z, x) :- path(y, x), edge(y, z). */
-    ravel_term yx[2] = {ravel_col(0, 1), ravel_col(0, 0)};
-    CHECK(ravel_rule_copy(e, path, (ravel_body){edge, RAVEL_FULL}, yx, 0,
-                          NULL));
-    ravel_term zx[2] = {ravel_col(1, 1), ravel_col(0, 1)};
-    CHECK(ravel_rule_join(e, path, (ravel_body){path, RAVEL_DELTA},
-                          (ravel_body){edge, RAVEL_FULL}, zx, 0, NULL));
+    declare_closure_rules(e, edge, path);
     CHECK(ravel_run(e));
     int split = 0;
     for (uint64_t b = 0; b < ravel_engine_buckets(e); b++)
