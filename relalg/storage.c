@@ -426,6 +426,21 @@ void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS])
 #define BITS_SPAN_FACTOR_FLAT 4
 #define BITS_FLAT_BYTES_FACTOR 2
 
+/* While full is all flat and the promotion adds at least 1/BITS_FAST_GROWTH
+ * of it, wider still: a span of six times the flat words, three times
+ * their bytes.  A closure growing that fast goes on filling its box,
+ * whose bits soon take less than the flat tuples the rank would hold
+ * until full packs; near its end a closure adds little, and bits taken
+ * then only cost their room.  cti's TC at 2 ranks took its bits at 0.42
+ * million tuples a rank, adding 0.11 million to 0.31 (0.82 million under
+ * the limits above): 84 MiB instead of 97, at 0.97 of the time;
+ * OL.cedge's first try, at 66,000 tuples a rank, adds 1,000 and keeps the
+ * limits above, which refuse it (relalg/README.md, "Bits wider while a
+ * closure grows fast"). */
+#define BITS_FAST_GROWTH 8
+#define BITS_SPAN_FACTOR_FAST 6
+#define BITS_FLAT_BYTES_FACTOR_FAST 3
+
 /* Whether full, now of n tuples, has grown enough since bits were last
  * refused to try them again: to twice that, or while it is all flat
  * (`flat`) by a quarter. */
@@ -503,9 +518,15 @@ static int maybe_bits(const ravel_engine *e, relation *r,
     if (r->packed.n > 0)
         src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
     src[nsrc++] = *adding;
-    size_t most = bits_most_bytes(r, n) * (flat ? BITS_FLAT_BYTES_FACTOR : 1);
-    if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity, most,
-                              flat ? BITS_SPAN_FACTOR_FLAT : BITS_SPAN_FACTOR))
+    int fast = flat && tuple_source_count(adding) >=
+                           storage_full_count(r) / BITS_FAST_GROWTH;
+    size_t most = bits_most_bytes(r, n) * (fast   ? BITS_FLAT_BYTES_FACTOR_FAST
+                                           : flat ? BITS_FLAT_BYTES_FACTOR
+                                                  : 1);
+    unsigned span = fast   ? BITS_SPAN_FACTOR_FAST
+                    : flat ? BITS_SPAN_FACTOR_FLAT
+                           : BITS_SPAN_FACTOR;
+    if (!tuple_box_start_sets(&r->bits, src, nsrc, r->arity, most, span))
         return MPI_SUCCESS;
     tuple_buf_free(&r->full);
     for (unsigned i = 0; i < r->nruns; i++)

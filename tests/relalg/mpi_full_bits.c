@@ -21,7 +21,8 @@
  * whose bits take 5 bytes a tuple must take them, while its full is flat
  * and once it is packed, and one whose bits take more than flat and span
  * more than twice its flat words must take them while flat, also when
- * full grew by half since they were refused (run_spread).
+ * full grew by half since they were refused, and one at more than twice
+ * flat's bytes only while it grows fast (run_spread).
  * usage: mpiexec -n P mpi_relalg_full_bits */
 #include "relalg_internal.h"
 #include "relalg_test_util.h"
@@ -159,10 +160,11 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
  *   span, 5 bytes a tuple as bits (the rows' bits and their index), over
  *   the 4 a tuple that bits once were limited to; a copy of in, with
  *   pack_min_tuples leaving full flat.
- * - "spread rows, packed first": the same tuples, every eighth value of
- *   each row first (out(x, y) :- in(x, y): 41 bytes a tuple as bits, over
- *   twice flat's 16, refused, and full packs), the rest an iteration later
- *   (mid(x, y) :- rest(x, y); out(x, y) :- mid(x, y)), then taken packed.
+ * - "spread rows, packed first": the same tuples, the first and last
+ *   value of each row first (out(x, y) :- in(x, y): 82 bytes a tuple as
+ *   bits, over three times flat's 16, refused even growing fast, and full
+ *   packs), the rest an iteration later (mid(x, y) :- rest(x, y);
+ *   out(x, y) :- mid(x, y)), then taken packed.
  * - "sparse rows, flat": 384 rows of 6 values 170 apart, 19 to 21 bytes a
  *   tuple as bits and, on 2 or 3 ranks (each holds a third or half of the
  *   rows its box spans), a span of 2.3 to 3.6 times the tuples' flat
@@ -174,13 +176,26 @@ static void compare(ravel_engine *e, ravel_rel r, const char *what,
  *   growth, less than the doubling that retries a packed full.  Checked
  *   on 1 rank: on more, each rank's box spans rows it does not hold, and
  *   the span may refuse the bits.
+ * - "sparser rows, flat, growing fast": 384 rows of 3 values 400 apart,
+ *   all in one iteration: 36 to 38 bytes a tuple as bits, over twice
+ *   flat and, on 2 ranks, a span of 4.3 times the tuples' flat words:
+ *   taken only under the limits of a closure growing fast
+ *   (BITS_SPAN_FACTOR_FAST, BITS_FLAT_BYTES_FACTOR_FAST).
+ * - "sparser rows, flat, growing slowly": the same tuples, rows 360 on an
+ *   iteration later (72 tuples beside 1,080, under an eighth), when full
+ *   first reaches the tuples that bits are tried from: refused, as
+ *   OL.cedge's are near its closure's end.  Checked on 1 rank, where the
+ *   counts are known.
  * Each time bits must be taken on some rank (under an older rule they are
- * refused, and this fails), and out must hold every tuple once. */
+ * refused, and this fails), or refused where the run says so, and out
+ * must hold every tuple once. */
 typedef struct {
     const char *name;
     uint64_t keys, per_row, every, shift;
     uint64_t later;        /* bit k: value k of each row comes an iteration
                               later (rest), not first (in) */
+    uint64_t later_rows;   /* rows from this one on come later (0: none) */
+    int refused;           /* bits must never be taken */
     int packs_first;       /* full must pack before its bits */
     int most_ranks;        /* bits are checked on at most this many ranks
                               (0: on any number) */
@@ -208,7 +223,9 @@ static void run_spread(const spread *v, int rank, int size)
         for (uint64_t x = 0; x < v->keys; x++)
             for (uint64_t k = 0; k < v->per_row; k++) {
                 uint64_t t[2] = {x, v->every * k + x % v->shift};
-                CHECK(ravel_insert(e, v->later >> k & 1 ? REST : IN, t, 1));
+                int later = (v->later >> k & 1) ||
+                            (v->later_rows && x >= v->later_rows);
+                CHECK(ravel_insert(e, later ? REST : IN, t, 1));
             }
     ravel_term same[2] = {ravel_col(0, 0), ravel_col(0, 1)};
     CHECK(ravel_stratum_begin(e));
@@ -243,9 +260,15 @@ static void run_spread(const spread *v, int rank, int size)
                     "the %d once\n", v->name, total / 2, want);
             failures++;
         }
-        if (!any[0] && (!v->most_ranks || size <= v->most_ranks)) {
+        int checked = !v->most_ranks || size <= v->most_ranks;
+        if (checked && !v->refused && !any[0]) {
             fprintf(stderr, "FAIL: %s: full never taken as bits at %s "
                     "bytes a tuple\n", v->name, v->bytes);
+            failures++;
+        }
+        if (checked && v->refused && any[0]) {
+            fprintf(stderr, "FAIL: %s: full taken as bits at %s bytes a "
+                    "tuple\n", v->name, v->bytes);
             failures++;
         }
         if (v->packs_first && !any[1]) {
@@ -369,15 +392,22 @@ int main(int argc, char **argv)
     run("bits, resumed after the stop", stop_dir, 1, 0, &s, rank, size);
     remove_scratch(stop_dir, rank);
     /* Flat: bits tried from 512 tuples; full packed from 8,192, more than
-     * a rank holds.  Packed first: bits tried from 4; full packed from 64,
-     * fewer than the first part (384 tuples) holds on any of 3 ranks. */
+     * a rank holds.  Packed first: bits tried from 2; full packed from 32,
+     * fewer than the first part (192 tuples) holds on any of 3 ranks.
+     * Growing slowly: bits tried from 1,100 tuples, more than the first
+     * part (1,080); full packed from 17,600. */
     static const spread spreads[] = {
-        {"spread rows, flat", 96, 32, 40, 40, 0, 0, 0, 8192, "5"},
-        {"spread rows, packed first", 96, 32, 40, 40, 0xFEFEFEFE, 1, 0, 64,
-         "5"},
-        {"sparse rows, flat", 384, 6, 170, 8, 0, 0, 0, 8192, "19 to 21"},
-        {"sparse rows, flat, grown by half", 384, 6, 250, 8, 0x12, 0, 1,
-         8192, "27"},
+        {"spread rows, flat", 96, 32, 40, 40, 0, 0, 0, 0, 0, 8192, "5"},
+        {"spread rows, packed first", 96, 32, 40, 40, 0x7FFFFFFE, 0, 0, 1, 0,
+         32, "5"},
+        {"sparse rows, flat", 384, 6, 170, 8, 0, 0, 0, 0, 0, 8192,
+         "19 to 21"},
+        {"sparse rows, flat, grown by half", 384, 6, 250, 8, 0x12, 0, 0, 0,
+         1, 8192, "27"},
+        {"sparser rows, flat, growing fast", 384, 3, 400, 8, 0, 0, 0, 0, 2,
+         8192, "36 to 38"},
+        {"sparser rows, flat, growing slowly", 384, 3, 400, 8, 0, 360, 1, 0,
+         1, 17600, "36"},
     };
     for (size_t i = 0; i < sizeof spreads / sizeof *spreads; i++)
         run_spread(&spreads[i], rank, size);
