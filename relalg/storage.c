@@ -434,9 +434,9 @@ void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS])
  * then only cost their room.  cti's TC at 2 ranks took its bits at 0.42
  * million tuples a rank, adding 0.11 million to 0.31 (0.82 million under
  * the limits above): 84 MiB instead of 97, at 0.97 of the time;
- * OL.cedge's first try, at 66,000 tuples a rank, adds 1,000 and keeps the
- * limits above, which refuse it (relalg/README.md, "Bits wider while a
- * closure grows fast"). */
+ * OL.cedge's only try, at 65,000 tuples a rank, adds 700 to 1,000 and
+ * keeps the limits above, which refuse it (relalg/README.md, "Bits wider
+ * while a closure grows fast"). */
 #define BITS_FAST_GROWTH 8
 #define BITS_SPAN_FACTOR_FAST 6
 #define BITS_FLAT_BYTES_FACTOR_FAST 3
