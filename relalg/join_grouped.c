@@ -479,8 +479,11 @@ static int emit_v(puller *q, uint64_t v)
     if (q->suffix && q->nslots == 1)
         return emit_slot(q, q->slots[0], v);
     int err = MPI_SUCCESS;
+    size_t n = 0; /* the groups' tuples, repeats counted */
+    for (size_t s = 0; s < q->nslots; s++)
+        n += q->slots[s][AT_COUNT];
     if (q->suffix && q->ha == 2) {
-        uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+        uint64_t lo = UINT64_MAX, hi = 0;
         unsigned k = q->k;
         for (size_t s = 0; s < q->nslots; s++) {
             const uint64_t *slot = q->slots[s];
@@ -489,17 +492,13 @@ static int emit_v(puller *q, uint64_t v)
                                  : q->m->flat[slot[AT_INDEX] * q->m->arity + k];
             lo = first < lo ? first : lo;
             hi = slot[AT_LAST] > hi ? slot[AT_LAST] : hi;
-            n += slot[AT_COUNT];
         }
         uint64_t words = (hi - lo) / 64 + 1;
         if (words <= n && words <= GROUP_BITMAP_WORDS &&
             (q->bits || (q->bits = malloc(GROUP_BITMAP_WORDS *
                                           sizeof *q->bits))))
-            return emit_bits(q, v, lo, (size_t)words, (size_t)n);
+            return emit_bits(q, v, lo, (size_t)words, n);
     }
-    size_t n = 0;
-    for (size_t s = 0; s < q->nslots; s++)
-        n += q->slots[s][AT_COUNT];
     tuple_buf *into;
     /* Sorted where they are made, a group at most: kept in cache. */
     uint64_t *room =

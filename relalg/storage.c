@@ -418,8 +418,9 @@ void storage_agree_pack(relation *r, const uint64_t sums[PACK_VOTE_WORDS])
  * box spans 4.4 million words; its held rows take 13.5 MB at 1.1 million
  * tuples): 0.95 of the time and 97 MiB instead of 105; fe_sphere's at
  * 0.65 million instead of 1.2 to 1.3: 2 MiB less, at the same time.
- * Wider limits took OL.cedge's bits at 66,000 tuples, near the end of its
- * closure, at 4 MiB more and more time.  A full packed already keeps the
+ * Wider limits, whatever full's growth, took OL.cedge's bits at 66,000
+ * tuples, near the end of its closure, at 4 MiB more and more time (a
+ * closure growing fast takes wider ones: below).  A full packed already keeps the
  * limits above: fe_body's bits, taken packed, took 418 MiB instead of 377
  * when these held for it too (relalg/README.md, "Bits while flat: four
  * times their span, twice flat"). */
@@ -504,7 +505,8 @@ static int maybe_bits(const ravel_engine *e, relation *r,
                       const tuple_source *adding, int *held)
 {
     *held = 0;
-    uint64_t n = storage_full_count(r) + tuple_source_count(adding);
+    uint64_t had = storage_full_count(r), adds = tuple_source_count(adding);
+    uint64_t n = had + adds;
     int flat = r->packed.n == 0;
     if (!packs(e) || !r->pack_ok || !r->written || r->delta_is_full ||
         n < bits_min_tuples(e, r) || !grown_to_retry_bits(r, n, flat))
@@ -518,8 +520,7 @@ static int maybe_bits(const ravel_engine *e, relation *r,
     if (r->packed.n > 0)
         src[nsrc++] = (tuple_source){{NULL, 0}, &r->packed};
     src[nsrc++] = *adding;
-    int fast = flat && tuple_source_count(adding) >=
-                           storage_full_count(r) / BITS_FAST_GROWTH;
+    int fast = flat && adds >= had / BITS_FAST_GROWTH;
     size_t most = bits_most_bytes(r, n) * (fast   ? BITS_FLAT_BYTES_FACTOR_FAST
                                            : flat ? BITS_FLAT_BYTES_FACTOR
                                                   : 1);
